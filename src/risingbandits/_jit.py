@@ -1,0 +1,85 @@
+"""Numba compilation with an on-disk cache that can never go stale.
+
+Numba's own cache only notices edits to the file that holds a cached function, but our compiled
+entry points inline policy kernels from other modules. So every cached function of this package
+goes to a directory named after a hash of the package's whole source: any edit gives a new,
+empty cache. Set ``RISINGBANDITS_CACHE_DIR`` to choose the parent directory, or
+``RISINGBANDITS_NO_JIT_CACHE=1`` to compile in memory only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import numba
+from numba.core import config as numba_config
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@cache
+def source_hash() -> str:
+    """Hash of every Python source file of the package (16 hex digits)."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@cache
+def cache_dir() -> Path | None:
+    """Directory of compiled kernels for this exact source, or None when caching is off."""
+    if os.environ.get("RISINGBANDITS_NO_JIT_CACHE") == "1":
+        return None
+    base = os.environ.get("RISINGBANDITS_CACHE_DIR")
+    if base:
+        root = Path(base)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = (Path(xdg) if xdg else Path.home() / ".cache") / "risingbandits"
+    candidates = [root, Path(tempfile.gettempdir()) / "risingbandits-cache"]
+    for parent in candidates:
+        path = parent / "numba" / source_hash()
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".write-probe"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError:
+            continue
+        return path
+    return None
+
+
+@contextmanager
+def _numba_cache_dir(path: Path) -> Any:
+    saved = getattr(numba_config, "CACHE_DIR")  # noqa: B009 (not in numba's stubs)
+    setattr(numba_config, "CACHE_DIR", str(path))  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(numba_config, "CACHE_DIR", saved)  # noqa: B010
+
+
+def jit(fn: F) -> F:
+    """``numba.njit`` (nogil) with the package's source-keyed disk cache."""
+    path = cache_dir()
+    if path is None:
+        return cast(F, numba.njit(nogil=True)(fn))
+    with _numba_cache_dir(path):
+        return cast(F, numba.njit(nogil=True, cache=True)(fn))
+
+
+def helper(fn: F) -> F:
+    """``numba.njit`` for helpers of kernels: compiled into (and cached with) their callers."""
+    return cast(F, numba.njit(nogil=True)(fn))

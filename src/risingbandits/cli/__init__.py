@@ -1,0 +1,23 @@
+"""The ``risingbandits`` command line: one Typer app, one module per command group."""
+
+from __future__ import annotations
+
+import typer
+
+from risingbandits.cli import demo, run
+
+app = typer.Typer(
+    name="risingbandits",
+    help="Rising multi-armed bandits with a known horizon: CURE-UCB, baselines, simulator.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("run")(run.run)
+app.command("list")(run.list_items)
+app.command("demo")(demo.demo)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,154 @@
+"""``risingbandits run`` and ``risingbandits list``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from risingbandits.analysis import finite_or_none, mean_ci
+from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
+from risingbandits.instances.named import NAMED_INSTANCES, named_instance
+from risingbandits.policies import POLICIES, make_policy, parse_params
+from risingbandits.simulate import SimulationResult, simulate
+
+
+def load_instance(
+    instance: str | None, means: Path | None, horizon: int, noise: Noise, allow_decreasing: bool
+) -> RisingInstance:
+    """The instance named by ``--instance`` or read from ``--means``."""
+    if instance and means:
+        raise UserError("use either --instance NAME or --means FILE, not both")
+    if means is not None:
+        table, names = read_means_file(means)
+        return from_means(
+            table, noise, name=means.name, arm_names=names, require_rising=not allow_decreasing
+        )
+    return named_instance(instance or "intro", horizon, noise)
+
+
+def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
+    """The ``--json`` object of ``risingbandits run``."""
+    ci = mean_ci(res.regret)
+    policy = make_policy(res.policy["policy"], **res.policy["params"])
+    return {
+        "instance": res.instance,
+        "n_arms": inst.n_arms,
+        "arm_names": list(inst.arm_names),
+        "policy": res.policy["policy"],
+        "params": res.policy["params"],
+        "uses_horizon": policy.uses_horizon,
+        "reconstruction": policy.reconstruction,
+        "horizon": res.horizon,
+        "noise": res.noise,
+        "seeds": [int(s) for s in res.seeds],
+        "regret_mean": ci.mean,
+        "regret_ci95": [finite_or_none(ci.low), finite_or_none(ci.high)],
+        "regret_per_seed": res.regret.tolist(),
+        "reward_mean": float(res.reward.mean()),
+        "reward_per_seed": res.reward.tolist(),
+        "pulls_mean": res.pulls_mean.tolist(),
+        "best_arm": res.best_arm,
+        "optimal_value": res.optimal_value,
+        "elapsed_s": round(elapsed, 4),
+    }
+
+
+def _print_human(console: Console, data: dict[str, Any]) -> None:
+    names = data["arm_names"]
+    params = ", ".join(f"{k}={v}" for k, v in data["params"].items()) or "no parameters"
+    low, high = data["regret_ci95"]
+    if low is None:
+        ci_text = "(one seed: no interval)"
+    else:
+        ci_text = f"± {(high - low) / 2:,.1f}  (95% CI [{low:,.1f}, {high:,.1f}])"
+    tag = "  [reconstruction]" if data["reconstruction"] else ""
+    console.print(
+        f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
+        f"({data['n_arms']} arms, noise {data['noise']})"
+    )
+    console.print(
+        f"horizon T = {data['horizon']:,}   seeds = {len(data['seeds'])}   "
+        f"V*(T) = {data['optimal_value']:,.2f}   best fixed arm: {data['best_arm']} "
+        f"({names[data['best_arm']]})"
+    )
+    console.print(f"regret          {data['regret_mean']:,.2f} {ci_text}")
+    console.print(f"realised reward {data['reward_mean']:,.2f} (mean over seeds)")
+    pulls = "   ".join(f"{i} ({names[i]}): {p:,.1f}" for i, p in enumerate(data["pulls_mean"]))
+    console.print(f"pulls per arm   {pulls}")
+
+
+@user_errors
+def run(
+    policy: Annotated[
+        str, typer.Option(help="Policy name (see `risingbandits list`).")
+    ] = "cure-ucb",
+    instance: Annotated[
+        str | None, typer.Option(help="Named instance (see `risingbandits list`); default intro.")
+    ] = None,
+    means: Annotated[
+        Path | None,
+        typer.Option(help="K x T mean table (.npy, .npz or .csv) instead of --instance."),
+    ] = None,
+    horizon: Annotated[int, typer.Option(help="Horizon T (rounds).")] = 10_000,
+    seeds: Annotated[int, typer.Option(help="Number of seeds (0..N-1).")] = 20,
+    noise: Annotated[
+        str, typer.Option(help="gaussian[:SIGMA] | bernoulli | none.")
+    ] = "gaussian:0.1",
+    param: Annotated[
+        list[str] | None, typer.Option(help="Policy parameter NAME=VALUE (repeatable).")
+    ] = None,
+    preset: Annotated[
+        str | None, typer.Option(help="Named parameter preset of the policy (ltf, concave, imdb).")
+    ] = None,
+    allow_decreasing: Annotated[
+        bool, typer.Option(help="Accept a --means table that decreases (real learning curves).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Simulate one policy on one instance for several seeds: regret ± 95% CI, pulls per arm."""
+    if seeds < 1:
+        raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
+    noise_model = Noise.parse(noise)
+    inst = load_instance(instance, means, horizon, noise_model, allow_decreasing)
+    pol = make_policy(policy, preset=preset, **parse_params(policy, param or []))
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    if as_json or seeds == 1:
+        res = simulate(inst, pol, horizon, seeds)
+    else:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task(f"{policy} seeds", total=seeds)
+            res = simulate(
+                inst, pol, horizon, seeds, progress=lambda d, n: bar.update(task, completed=d)
+            )
+    data = result_json(res, inst, time.perf_counter() - start)
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        _print_human(Console(), data)
+
+
+def list_items() -> None:
+    """Policies and instances, one line each."""
+    console = Console(highlight=False)
+    for name, cls in POLICIES.items():
+        pol = cls()
+        horizon = "uses T" if pol.uses_horizon else "horizon-free"
+        presets = f"  presets: {', '.join(cls.presets)}" if cls.presets else ""
+        console.print(f"policy    {name:<14} {cls.summary} [{horizon}]{presets}")
+    for name, entry in NAMED_INSTANCES.items():
+        console.print(f"instance  {name:<14} {entry.summary}")

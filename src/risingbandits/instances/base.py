@@ -1,0 +1,180 @@
+"""A rising instance: a table of means (arms x pulls) plus a noise model.
+
+``means[i, n - 1]`` is the expected reward of the n-th pull of arm i (DECISIONS.md row 1: the
+first pull of arm i has mean mu_i(1)). The table is the whole instance: the oracle and every
+regret are computed from it exactly (see :mod:`risingbandits.regret`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from risingbandits.instances.noise import Noise
+
+if TYPE_CHECKING:
+    from risingbandits.regret import Oracle
+
+_TOL = 1e-12
+
+
+def _arm_label(arm: int, names: Sequence[str]) -> str:
+    return f"arm {arm} ({names[arm]})" if names else f"arm {arm}"
+
+
+def validate_means(
+    means: Any, names: Sequence[str] = (), require_rising: bool = True
+) -> np.ndarray:
+    """Check a mean table and return it as a read-only float64 array.
+
+    Raises ``ValueError`` naming the arm and the pull (1-based) of the first bad value.
+    """
+    try:
+        table = np.array(means, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("means must be a numeric 2-D array (arms x pulls)") from None
+    if table.ndim != 2:
+        raise ValueError(f"means must be a 2-D array (arms x pulls); got shape {table.shape}")
+    n_arms, n_pulls = table.shape
+    if n_arms < 2:
+        raise ValueError(f"means has {n_arms} arm(s): a bandit needs K >= 2 arms")
+    if n_pulls < 1:
+        raise ValueError("means has 0 pulls per arm: the horizon T must be >= 1")
+    if names and len(names) != n_arms:
+        raise ValueError(f"names has {len(names)} entries for {n_arms} arms")
+    bad = ~np.isfinite(table)
+    if bad.any():
+        arm, pull = np.argwhere(bad)[0]
+        raise ValueError(
+            f"means[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not finite"
+        )
+    outside = (table < 0.0) | (table > 1.0)
+    if outside.any():
+        arm, pull = np.argwhere(outside)[0]
+        raise ValueError(
+            f"means[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]:g} "
+            "is outside the allowed range [0, 1]"
+        )
+    if require_rising and n_pulls > 1:
+        drops = np.diff(table, axis=1) < -_TOL
+        if drops.any():
+            arm, pull = np.argwhere(drops)[0]
+            raise ValueError(
+                f"means[{_arm_label(arm, names)}] decreases at pull {pull + 2}: "
+                f"{table[arm, pull + 1]:g} after {table[arm, pull]:g} "
+                "(a rising instance must be non-decreasing in the pull count)"
+            )
+    table.setflags(write=False)
+    return table
+
+
+@dataclass(frozen=True)
+class ArmConcavity:
+    """Concavity of one arm: how often its increments grow (Assumption 3.1 is violated)."""
+
+    arm: int
+    name: str
+    concave: bool
+    violations: int
+    max_violation: float
+    decreases: int
+
+
+@dataclass(frozen=True)
+class ConcavityReport:
+    """Per-arm concavity check. Information, not a rule: real learning curves are not concave."""
+
+    arms: tuple[ArmConcavity, ...]
+
+    @property
+    def all_concave(self) -> bool:
+        return all(a.concave for a in self.arms)
+
+    def summary(self) -> str:
+        lines = []
+        for a in self.arms:
+            verdict = "concave" if a.concave else "not concave"
+            lines.append(
+                f"arm {a.arm} ({a.name}): {verdict}; {a.violations} growing increments "
+                f"(max {a.max_violation:.3g}), {a.decreases} decreases"
+            )
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class RisingInstance:
+    """K arms, a mean table ``means[i, n - 1]`` for n = 1..T_max, and a noise model."""
+
+    means: np.ndarray
+    noise: Noise = field(default_factory=Noise)
+    name: str = "custom"
+    arm_names: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    require_rising: bool = True
+
+    def __post_init__(self) -> None:
+        names = tuple(str(n) for n in self.arm_names)
+        table = validate_means(self.means, names, self.require_rising)
+        object.__setattr__(self, "means", table)
+        if not names:
+            names = tuple(f"arm{i}" for i in range(table.shape[0]))
+        object.__setattr__(self, "arm_names", names)
+        if not isinstance(self.noise, Noise):
+            raise ValueError(f"noise={self.noise!r} is not allowed: use a risingbandits Noise")
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.means.shape[0])
+
+    @property
+    def max_horizon(self) -> int:
+        """Largest horizon this table supports (pulls per arm in the table)."""
+        return int(self.means.shape[1])
+
+    @cached_property
+    def oracle(self) -> Oracle:
+        """Best fixed arm and V*(T) for every T at once."""
+        from risingbandits.regret import Oracle
+
+        return Oracle(self.means)
+
+    def with_noise(self, noise: Noise) -> RisingInstance:
+        """The same means with another noise model."""
+        return RisingInstance(
+            self.means, noise, self.name, self.arm_names, self.meta, self.require_rising
+        )
+
+    def concavity_report(self) -> ConcavityReport:
+        """Which arms have non-increasing increments (paper Assumption 3.1)."""
+        inc = np.diff(self.means, axis=1)
+        growth = np.diff(inc, axis=1)
+        rows = []
+        for i in range(self.n_arms):
+            g = growth[i]
+            viol = g > _TOL
+            rows.append(
+                ArmConcavity(
+                    arm=i,
+                    name=self.arm_names[i],
+                    concave=not bool(viol.any()),
+                    violations=int(viol.sum()),
+                    max_violation=float(g.max(initial=0.0)),
+                    decreases=int((inc[i] < -_TOL).sum()),
+                )
+            )
+        return ConcavityReport(tuple(rows))
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-friendly description (no mean table)."""
+        return {
+            "name": self.name,
+            "n_arms": self.n_arms,
+            "max_horizon": self.max_horizon,
+            "noise": str(self.noise),
+            "arm_names": list(self.arm_names),
+            **dict(self.meta),
+        }

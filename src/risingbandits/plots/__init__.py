@@ -1,0 +1,5 @@
+"""Matplotlib figures (Agg backend: files only, no screen needed)."""
+
+import matplotlib
+
+matplotlib.use("Agg")

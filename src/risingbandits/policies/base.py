@@ -1,0 +1,308 @@
+"""Policies: hyper-parameters, validation, presets and the online select/update object.
+
+A :class:`Policy` holds only its hyper-parameters (like a scikit-learn estimator). Its
+algorithm is a compiled kernel (see :mod:`risingbandits.policies.kernel`) over a run state that
+:meth:`Policy.init_state` builds; the simulator runs that kernel in a compiled loop and the
+online methods (:meth:`Policy.reset`, :meth:`Policy.select`, :meth:`Policy.update`) call the very
+same kernel one step at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+
+from risingbandits.policies.kernel import select_one, update_one
+from risingbandits.seeding import SeedLike, policy_generator
+
+
+def _fmt(x: float) -> str:
+    frac = Fraction(x).limit_denominator(1000)
+    if frac.denominator > 1 and float(frac) == x:
+        return f"{frac.numerator}/{frac.denominator}"
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One hyper-parameter: default, type, allowed range, documentation."""
+
+    name: str
+    default: Any
+    doc: str
+    kind: type = float
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[Any, ...] = ()
+    special: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        """Human description of the allowed values, e.g. ``a number in (0, 1/2)``."""
+        if self.choices:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.kind is bool:
+            base = "true or false"
+        elif self.low is not None and self.high is not None:
+            left = "(" if self.low_open else "["
+            right = ")" if self.high_open else "]"
+            noun = "an integer" if self.kind is int else "a number"
+            base = f"{noun} in {left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
+        elif self.low is not None:
+            op = ">" if self.low_open else ">="
+            noun = "an integer" if self.kind is int else "a number"
+            base = f"{noun} {op} {_fmt(self.low)}"
+        else:
+            base = "an integer" if self.kind is int else "a number"
+        if self.special:
+            base += " or " + " or ".join(repr(s) for s in self.special)
+        return base
+
+    def _error(self, owner: str, value: Any) -> ValueError:
+        return ValueError(f"{owner}: {self.name}={value!r} is not allowed: use {self.allowed()}")
+
+    def validate(self, owner: str, value: Any) -> Any:
+        """Return ``value`` coerced to the parameter's type, or raise a one-line ValueError."""
+        if isinstance(value, str) and value in self.special:
+            return value
+        if self.choices:
+            if value not in self.choices:
+                raise self._error(owner, value)
+            return value
+        if self.kind is bool:
+            if not isinstance(value, bool | np.bool_):
+                raise self._error(owner, value)
+            return bool(value)
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise self._error(owner, value)
+        if self.kind is int:
+            if float(value) != int(value):
+                raise self._error(owner, value)
+            value = int(value)
+        else:
+            value = float(value)
+            if not math.isfinite(value):
+                raise self._error(owner, value)
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise self._error(owner, value)
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise self._error(owner, value)
+        return value
+
+    def parse(self, owner: str, text: str) -> Any:
+        """Parse a command-line value (``0.25``, ``1/32``, ``true``, ``auto``) and validate it."""
+        text = text.strip()
+        if text in self.special or (self.choices and text in [str(c) for c in self.choices]):
+            match = [c for c in self.choices if str(c) == text]
+            return self.validate(owner, match[0] if match else text)
+        value: Any
+        try:
+            if self.kind is bool:
+                lowered = text.lower()
+                if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                value = lowered in ("true", "1", "yes")
+            elif self.kind is int:
+                value = int(text)
+            else:
+                value = float(Fraction(text)) if "/" in text else float(text)
+        except (ValueError, ZeroDivisionError):
+            raise self._error(owner, text) from None
+        return self.validate(owner, value)
+
+
+TIE_BREAK = Param(
+    "tie_break",
+    "random",
+    "argmax ties: uniform with the run's generator (DECISIONS.md row 3), or the lowest index",
+    kind=str,
+    choices=("random", "first"),
+)
+
+
+class Policy:
+    """A bandit policy: hyper-parameters, plus an online ``reset/select/update`` interface.
+
+    Subclasses set the class attributes and implement :meth:`init_state`; their algorithm is
+    the kernel registered for the state class they return.
+    """
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    params_spec: ClassVar[tuple[Param, ...]] = ()
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    reconstruction: ClassVar[bool] = False
+
+    def __init__(self, preset: str | None = None, **params: Any) -> None:
+        spec = {p.name: p for p in self.params_spec}
+        values = {p.name: p.default for p in self.params_spec}
+        if preset is not None:
+            if preset not in self.presets:
+                allowed = ", ".join(sorted(self.presets)) or "none"
+                raise ValueError(f"{self.name}: preset={preset!r} is not allowed: use {allowed}")
+            values.update(self.presets[preset])
+        for key, value in params.items():
+            if key not in spec:
+                allowed = ", ".join(spec) or "none"
+                raise ValueError(f"{self.name}: unknown parameter {key!r}: allowed are {allowed}")
+            values[key] = value
+        self._params = {k: spec[k].validate(self.name, v) for k, v in values.items()}
+        self._preset = preset
+        self._check_params()
+        self._run: _OnlineRun | None = None
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks (override where parameters constrain each other)."""
+
+    # -- description -------------------------------------------------------------------------
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The resolved hyper-parameters (a copy)."""
+        return dict(self._params)
+
+    @property
+    def preset(self) -> str | None:
+        return self._preset
+
+    @property
+    def uses_horizon(self) -> bool:
+        """Whether the configured policy reads the horizon T (it must then be re-run per T)."""
+        return False
+
+    def info(self) -> dict[str, Any]:
+        """Name, summary, paper, parameters, presets and whether it is a reconstruction."""
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "paper": self.paper,
+            "params": self.params,
+            "uses_horizon": self.uses_horizon,
+            "reconstruction": self.reconstruction,
+            "presets": {k: dict(v) for k, v in self.presets.items()},
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"policy": name, "params": {...}}``; :func:`policy_from_dict` inverts it."""
+        return {"policy": self.name, "params": self.params}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Policy) and type(other) is type(self) and other.params == self.params
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted((k, repr(v)) for k, v in self._params.items()))))
+
+    # -- the algorithm -----------------------------------------------------------------------
+
+    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+        """Fresh run state (a NamedTuple registered with a kernel) for K arms and horizon T.
+
+        ``noise_proxy`` is the instance's sub-Gaussian proxy, used by ``sigma="auto"``.
+        """
+        raise NotImplementedError
+
+    def _resolve_sigma(self, noise_proxy: float | None) -> float:
+        sigma = self._params["sigma"]
+        if sigma == "auto":
+            if noise_proxy is None:
+                raise ValueError(
+                    f"{self.name}: sigma='auto' needs the noise proxy: pass noise_proxy= "
+                    "(e.g. 0.5 for Bernoulli rewards) or give sigma a number"
+                )
+            return float(noise_proxy)
+        return float(sigma)
+
+    # -- online use --------------------------------------------------------------------------
+
+    def reset(
+        self, n_arms: int, horizon: int, seed: SeedLike = 0, noise_proxy: float | None = None
+    ) -> Policy:
+        """Start a run of ``horizon`` rounds over ``n_arms`` arms; returns ``self``.
+
+        The seed is derived exactly as in :func:`risingbandits.simulate`, so the same seed
+        gives the same arm sequence online and in the compiled simulator.
+        """
+        check_run_size(n_arms, horizon)
+        state = self.init_state(n_arms, horizon, noise_proxy)
+        self._run = _OnlineRun(state, policy_generator(seed), n_arms, horizon)
+        return self
+
+    def _online(self) -> _OnlineRun:
+        if self._run is None:
+            raise RuntimeError(f"{self.name}: call reset(n_arms, horizon, seed) before select()")
+        return self._run
+
+    def select(self) -> int:
+        """The arm to play next (calling it twice without ``update`` returns the same arm)."""
+        run = self._online()
+        if run.pending is None:
+            if run.t >= run.horizon:
+                raise RuntimeError(
+                    f"{self.name}: the horizon of {run.horizon} rounds is used up; call reset()"
+                )
+            arm = int(select_one(run.state, run.t + 1, run.rng))
+            if not 0 <= arm < run.n_arms:
+                raise RuntimeError(f"{self.name}: kernel returned invalid arm {arm}")
+            run.pending = arm
+        return run.pending
+
+    def update(self, arm: int, reward: float) -> None:
+        """Record the reward of the arm returned by the last :meth:`select`."""
+        run = self._online()
+        if run.pending is None:
+            raise RuntimeError(f"{self.name}: call select() before update()")
+        if arm != run.pending:
+            raise ValueError(
+                f"{self.name}: update(arm={arm!r}) does not match the selected arm {run.pending}"
+            )
+        reward = float(reward)
+        if not math.isfinite(reward):
+            raise ValueError(f"{self.name}: reward={reward!r} is not allowed: use a finite number")
+        run.t += 1
+        update_one(run.state, arm, reward, run.t, run.rng)
+        run.pulls[arm] += 1
+        run.pending = None
+
+    @property
+    def t(self) -> int:
+        """Rounds completed in the current online run."""
+        return self._online().t
+
+    @property
+    def pulls(self) -> np.ndarray:
+        """Pulls per arm in the current online run (a copy)."""
+        return self._online().pulls.copy()
+
+
+class _OnlineRun:
+    __slots__ = ("horizon", "n_arms", "pending", "pulls", "rng", "state", "t")
+
+    def __init__(self, state: Any, rng: np.random.Generator, n_arms: int, horizon: int) -> None:
+        self.state = state
+        self.rng = rng
+        self.n_arms = n_arms
+        self.horizon = horizon
+        self.t = 0
+        self.pending: int | None = None
+        self.pulls = np.zeros(n_arms, np.int64)
+
+
+def check_run_size(n_arms: Any, horizon: Any) -> None:
+    """K >= 2 arms and a horizon T >= 1 (one clear line otherwise)."""
+    if isinstance(n_arms, bool) or not isinstance(n_arms, int | np.integer) or n_arms < 2:
+        raise ValueError(f"n_arms={n_arms!r} is not allowed: use an integer >= 2")
+    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
+        raise ValueError(f"horizon={horizon!r} is not allowed: use an integer >= 1")

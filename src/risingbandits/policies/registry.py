@@ -1,0 +1,51 @@
+"""The policy registry: CLI names to policy classes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from risingbandits.policies.base import Policy
+from risingbandits.policies.classic import UCB1
+from risingbandits.policies.cure import CureUCB, CureUCBDet
+
+POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (CureUCB, CureUCBDet, UCB1)}
+
+
+def policy_class(name: str) -> type[Policy]:
+    """The class registered under ``name`` (one clear ValueError otherwise)."""
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise ValueError(
+            f"policy={name!r} is not allowed: use one of {', '.join(POLICIES)}"
+        ) from None
+
+
+def make_policy(name: str, preset: str | None = None, **params: Any) -> Policy:
+    """A configured policy from its registry name, an optional preset and overrides."""
+    return policy_class(name)(preset=preset, **params)
+
+
+def parse_params(name: str, assignments: list[str]) -> dict[str, Any]:
+    """Parse ``["eps=0.25", "sigma=auto"]`` for policy ``name`` (values validated)."""
+    cls = policy_class(name)
+    spec = {p.name: p for p in cls.params_spec}
+    out: dict[str, Any] = {}
+    for item in assignments:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"--param {item!r} is not allowed: use NAME=VALUE, e.g. eps=0.25")
+        if key not in spec:
+            allowed = ", ".join(spec) or "none"
+            raise ValueError(f"{name}: unknown parameter {key!r}: allowed are {allowed}")
+        out[key] = spec[key].parse(name, text)
+    return out
+
+
+def policy_from_dict(data: Mapping[str, Any]) -> Policy:
+    """Inverse of :meth:`Policy.to_dict`."""
+    if "policy" not in data:
+        raise ValueError("policy dict needs a 'policy' key")
+    return make_policy(str(data["policy"]), **dict(data.get("params", {})))

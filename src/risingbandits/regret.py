@@ -1,0 +1,93 @@
+"""Oracle and policy regret from the mean table (paper Prop. 3.2; DECISIONS.md row 2).
+
+The optimal policy for a horizon T plays one fixed arm all along, so
+V*(T) = max_i sum_{n <= T} mu_i(n), computed for every T at once with cumulative sums. The
+policy regret of a run depends only on how often each arm was pulled (rested rewards):
+Reg(T) = V*(T) - sum_i sum_{n <= N_i(T)} mu_i(n).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Cumulative sums of float means differ in the last bits; values this close count as a tie,
+# which goes to the lowest arm index (so the intro switch is exactly at T = 16,000).
+_REL_TIE = 1e-12
+
+
+@dataclass(frozen=True)
+class Switch:
+    """At horizon ``horizon`` the best fixed arm changes from ``before`` to ``after``."""
+
+    horizon: int
+    before: int
+    after: int
+
+
+class Oracle:
+    """Best fixed arm and optimal value V*(T) for every horizon T = 0..T_max."""
+
+    def __init__(self, means: np.ndarray) -> None:
+        n_arms, t_max = means.shape
+        cumulative = np.zeros((n_arms, t_max + 1))
+        np.cumsum(means, axis=1, out=cumulative[:, 1:])
+        cumulative.setflags(write=False)
+        self.cumulative = cumulative
+        """``cumulative[i, n]`` = expected reward of the first n pulls of arm i."""
+        top = cumulative.max(axis=0)
+        near = cumulative >= top - _REL_TIE * np.maximum(1.0, np.abs(top))
+        best = np.argmax(near, axis=0)  # first arm within the tie tolerance
+        best.setflags(write=False)
+        top.setflags(write=False)
+        self._value = top
+        self._best = best
+
+    @property
+    def max_horizon(self) -> int:
+        return int(self.cumulative.shape[1] - 1)
+
+    def _check(self, horizon: int) -> int:
+        if not 0 <= horizon <= self.max_horizon:
+            raise ValueError(
+                f"horizon={horizon} is not allowed: this instance's table covers T = 1.."
+                f"{self.max_horizon}"
+            )
+        return int(horizon)
+
+    def value(self, horizon: int) -> float:
+        """V*(T): expected reward of the best fixed arm over T pulls."""
+        return float(self._value[self._check(horizon)])
+
+    def best_arm(self, horizon: int) -> int:
+        """The best fixed arm for horizon T (ties to the lowest index)."""
+        return int(self._best[self._check(horizon)])
+
+    @property
+    def values(self) -> np.ndarray:
+        """V*(T) for T = 0..T_max (read-only)."""
+        return self._value
+
+    @property
+    def best_arms(self) -> np.ndarray:
+        """Best fixed arm for T = 0..T_max (entry 0 is arm 0 by convention; read-only)."""
+        return self._best
+
+    def switching_horizons(self) -> list[Switch]:
+        """Every horizon T >= 2 at which the best fixed arm differs from the one at T - 1."""
+        b = self._best[1:]
+        where = np.flatnonzero(b[1:] != b[:-1]) + 2
+        return [Switch(int(t), int(self._best[t - 1]), int(self._best[t])) for t in where]
+
+    def collected(self, pulls: np.ndarray) -> np.ndarray:
+        """Expected reward collected with pull counts ``pulls`` (shape (..., K))."""
+        pulls = np.asarray(pulls, dtype=np.int64)
+        arms = np.arange(self.cumulative.shape[0])
+        return self.cumulative[arms, pulls].sum(axis=-1)
+
+    def regret(self, pulls: np.ndarray) -> np.ndarray:
+        """Policy regret of runs with pull counts ``pulls`` (shape (..., K)); T = pulls.sum()."""
+        pulls = np.asarray(pulls, dtype=np.int64)
+        horizons = pulls.sum(axis=-1)
+        return self._value[horizons] - self.collected(pulls)

@@ -1,0 +1,238 @@
+"""The compiled simulator: run a policy's kernel on an instance for many seeds.
+
+The step loop is one Numba function for every policy: it calls the policy kernel registered for
+the run state (the same code the online object calls), draws the counter-based reward of the
+pull (:mod:`risingbandits.rewards`) and keeps pull counts. Regret comes from the counts and the
+instance's oracle (:mod:`risingbandits.regret`). A policy that does not use the horizon can be
+run once to the largest horizon and read at smaller ones (``checkpoints``): the prefix of its run
+is exactly the run at the smaller horizon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from risingbandits._jit import jit
+from risingbandits.instances.base import RisingInstance
+from risingbandits.policies.base import Policy, check_run_size
+from risingbandits.policies.kernel import policy_select, policy_update
+from risingbandits.regret import Oracle
+from risingbandits.rewards import draw_reward
+from risingbandits.seeding import SeedLike, as_seed_sequence, policy_generator, reward_key
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@jit
+def _run(
+    state: Any,
+    means: np.ndarray,
+    noise_kind: int,
+    noise_sigma: float,
+    key: np.uint64,
+    horizon: int,
+    rng: np.random.Generator,
+    counts: np.ndarray,
+    arms_out: np.ndarray,
+    checkpoints: np.ndarray,
+    checkpoint_pulls: np.ndarray,
+    checkpoint_reward: np.ndarray,
+) -> float:
+    n_arms = counts.shape[0]
+    record = arms_out.shape[0] > 0
+    next_checkpoint = 0
+    total = 0.0
+    for t in range(1, horizon + 1):
+        arm = policy_select(state, t, rng)
+        if arm < 0 or arm >= n_arms:
+            raise ValueError("policy kernel returned an invalid arm")
+        counts[arm] += 1
+        reward = draw_reward(means, noise_kind, noise_sigma, key, arm, counts[arm])
+        total += reward
+        policy_update(state, arm, reward, t, rng)
+        if record:
+            arms_out[t - 1] = arm
+        if next_checkpoint < checkpoints.shape[0] and checkpoints[next_checkpoint] == t:
+            checkpoint_pulls[next_checkpoint, :] = counts
+            checkpoint_reward[next_checkpoint] = total
+            next_checkpoint += 1
+    return total
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """Per-seed results of one policy on one instance at one horizon.
+
+    ``regret`` is the expected policy regret of the pulls made (V*(T) minus the expected
+    reward of those pulls); ``reward`` is the realised reward beside it.
+    """
+
+    instance: str
+    policy: dict[str, Any]
+    horizon: int
+    noise: str
+    seeds: tuple[Any, ...]
+    pulls: np.ndarray
+    reward: np.ndarray
+    regret: np.ndarray
+    optimal_value: float
+    best_arm: int
+    arms: np.ndarray | None = None
+    checkpoint_horizons: tuple[int, ...] = ()
+    checkpoint_pulls: np.ndarray | None = field(default=None, repr=False)
+    checkpoint_reward: np.ndarray | None = field(default=None, repr=False)
+    oracle: Oracle | None = field(default=None, repr=False)
+
+    @property
+    def pulls_mean(self) -> np.ndarray:
+        """Mean pulls per arm over seeds."""
+        return np.asarray(self.pulls.mean(axis=0))
+
+    def at(self, horizon: int) -> SimulationResult:
+        """The result truncated at a recorded checkpoint horizon (prefix of every run)."""
+        oracle = self.oracle
+        if horizon not in self.checkpoint_horizons or oracle is None:
+            raise ValueError(
+                f"horizon={horizon} was not recorded: checkpoints are "
+                f"{list(self.checkpoint_horizons)}"
+            )
+        assert self.checkpoint_pulls is not None and self.checkpoint_reward is not None
+        c = self.checkpoint_horizons.index(horizon)
+        pulls = self.checkpoint_pulls[:, c, :].copy()
+        return replace(
+            self,
+            horizon=horizon,
+            pulls=pulls,
+            reward=self.checkpoint_reward[:, c].copy(),
+            regret=oracle.regret(pulls),
+            optimal_value=oracle.value(horizon),
+            best_arm=oracle.best_arm(horizon),
+            arms=None if self.arms is None else self.arms[:, :horizon].copy(),
+            checkpoint_horizons=(),
+            checkpoint_pulls=None,
+            checkpoint_reward=None,
+        )
+
+
+def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
+    if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ValueError(f"seeds={seeds} is not allowed: use a count >= 1 or a list of seeds")
+        return list(range(int(seeds)))
+    if isinstance(seeds, np.random.SeedSequence):
+        return [seeds]
+    out = list(seeds)  # type: ignore[arg-type]
+    if not out:
+        raise ValueError("seeds=[] is not allowed: give at least one seed")
+    for s in out:
+        as_seed_sequence(s)
+    return out
+
+
+def simulate(
+    instance: RisingInstance,
+    policy: Policy,
+    horizon: int,
+    seeds: int | Sequence[SeedLike] = 1,
+    *,
+    record_arms: bool = False,
+    checkpoints: Sequence[int] = (),
+    progress: ProgressCallback | None = None,
+) -> SimulationResult:
+    """Run ``policy`` on ``instance`` for ``horizon`` rounds, once per seed.
+
+    ``seeds`` is a count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
+    ``record_arms`` keeps the arm sequence of every seed (shape seeds x T).
+    ``checkpoints`` (horizons <= T) records pulls and reward at those rounds; only for policies
+    that do not use the horizon, where that prefix equals a run at the smaller horizon.
+    ``progress(done, total)`` is called after each seed.
+    """
+    check_run_size(instance.n_arms, horizon)
+    if horizon > instance.max_horizon:
+        raise ValueError(
+            f"horizon={horizon} is not allowed: instance {instance.name!r} has means for "
+            f"T <= {instance.max_horizon}"
+        )
+    cps = sorted({int(c) for c in checkpoints})
+    if cps and (cps[0] < 1 or cps[-1] > horizon):
+        raise ValueError(f"checkpoints={cps} are not allowed: use horizons in 1..{horizon}")
+    if cps and policy.uses_horizon and cps != [horizon]:
+        raise ValueError(
+            f"{policy.name} uses the horizon: a prefix of its run is not a run at a smaller T; "
+            "simulate it once per horizon"
+        )
+    seed_list = _seed_list(seeds)
+    n_seeds, n_arms = len(seed_list), instance.n_arms
+    pulls = np.zeros((n_seeds, n_arms), np.int64)
+    reward = np.zeros(n_seeds)
+    arms = np.zeros((n_seeds, horizon if record_arms else 0), np.int32)
+    cp_array = np.asarray(cps, np.int64)
+    cp_pulls = np.zeros((n_seeds, len(cps), n_arms), np.int64)
+    cp_reward = np.zeros((n_seeds, len(cps)))
+    noise = instance.noise
+    for s, seed in enumerate(seed_list):
+        state = policy.init_state(n_arms, horizon, noise.proxy)
+        reward[s] = _run(
+            state,
+            instance.means,
+            noise.code,
+            noise.sigma,
+            reward_key(seed),
+            horizon,
+            policy_generator(seed),
+            pulls[s],
+            arms[s],
+            cp_array,
+            cp_pulls[s],
+            cp_reward[s],
+        )
+        if progress is not None:
+            progress(s + 1, n_seeds)
+    oracle = instance.oracle
+    return SimulationResult(
+        instance=instance.name,
+        policy=policy.to_dict(),
+        horizon=int(horizon),
+        noise=str(noise),
+        seeds=tuple(seed_list),
+        pulls=pulls,
+        reward=reward,
+        regret=oracle.regret(pulls),
+        optimal_value=oracle.value(horizon),
+        best_arm=oracle.best_arm(horizon),
+        arms=arms if record_arms else None,
+        checkpoint_horizons=tuple(cps),
+        checkpoint_pulls=cp_pulls if cps else None,
+        checkpoint_reward=cp_reward if cps else None,
+        oracle=oracle,
+    )
+
+
+def simulate_horizons(
+    instance: RisingInstance,
+    policy: Policy,
+    horizons: Sequence[int],
+    seeds: int | Sequence[SeedLike] = 1,
+    *,
+    progress: ProgressCallback | None = None,
+) -> dict[int, SimulationResult]:
+    """Results at several horizons: one run per T for policies that use the horizon, else one
+    run to the largest T read at every checkpoint. ``progress(done, total)`` counts seed runs."""
+    hs = sorted({int(h) for h in horizons})
+    if not hs:
+        raise ValueError("horizons=[] is not allowed: give at least one horizon")
+    n_seeds = len(_seed_list(seeds))
+    if not policy.uses_horizon:
+        res = simulate(instance, policy, hs[-1], seeds, checkpoints=hs, progress=progress)
+        return {h: res.at(h) for h in hs}
+    out = {}
+    for k, h in enumerate(hs):
+        inner = None
+        if progress is not None:
+            inner = lambda d, n, k=k: progress(k * n_seeds + d, len(hs) * n_seeds)  # noqa: E731
+        out[h] = simulate(instance, policy, h, seeds, progress=inner)
+    return out

@@ -1,0 +1,35 @@
+"""Shared fixtures: small random rising instances and the shared IMDB data location."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import risingbandits as rb
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("RISINGBANDITS_SHARED_DATA", REPO.parent / "shared" / "data"))
+IMDB_CURVES = SHARED_DATA / "imdb-learning-curves"
+
+
+def random_ltf(
+    rng: np.random.Generator, n_arms: int, horizon: int, noise: rb.Noise
+) -> rb.RisingInstance:
+    b = rng.uniform(0.1, 1.0, n_arms)
+    t_sat = rng.uniform(0.05 * horizon, horizon, n_arms)
+    return rb.ltf(b, t_sat, horizon, noise)
+
+
+@pytest.fixture
+def small_instance() -> rb.RisingInstance:
+    return random_ltf(np.random.default_rng(7), 4, 400, rb.Noise("gaussian", 0.1))
+
+
+@pytest.fixture
+def imdb_curves_dir() -> Path:
+    if not (IMDB_CURVES / "curves.npz").is_file():
+        pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES} (shared data folder absent)")
+    return IMDB_CURVES

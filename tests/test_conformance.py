@@ -1,0 +1,126 @@
+"""One conformance suite over every registered policy (like scikit-learn's estimator checks)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import risingbandits as rb
+from conftest import random_ltf
+from risingbandits.policies import POLICIES, make_policy, policy_from_dict
+from risingbandits.rewards import draw_reward
+from risingbandits.seeding import reward_key
+
+NAMES = sorted(POLICIES)
+NOISES = [rb.Noise("gaussian", 0.1), rb.Noise("bernoulli"), rb.Noise("none")]
+
+
+def online_arms(
+    policy: rb.Policy, instance: rb.RisingInstance, horizon: int, seed: int
+) -> list[int]:
+    """Drive the online object with the same counter-based rewards as the simulator."""
+    noise = instance.noise
+    key = reward_key(seed)
+    policy.reset(instance.n_arms, horizon, seed=seed, noise_proxy=noise.proxy)
+    pulls = np.zeros(instance.n_arms, np.int64)
+    arms = []
+    for _ in range(horizon):
+        arm = policy.select()
+        pulls[arm] += 1
+        x = draw_reward(instance.means, noise.code, noise.sigma, key, arm, int(pulls[arm]))
+        policy.update(arm, x)
+        arms.append(arm)
+    return arms
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("noise", NOISES, ids=str)
+def test_online_equals_compiled(name: str, noise: rb.Noise) -> None:
+    instance = random_ltf(np.random.default_rng(1), 3, 300, noise)
+    policy = make_policy(name)
+    for seed in (0, 5):
+        sim = rb.simulate(instance, policy, 300, [seed], record_arms=True)
+        assert sim.arms is not None
+        assert online_arms(policy, instance, 300, seed) == sim.arms[0].tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_arms_valid_for_small_sizes(name: str) -> None:
+    rng = np.random.default_rng(2)
+    policy = make_policy(name)
+    for n_arms in range(2, 11):
+        instance = random_ltf(rng, n_arms, 3 * n_arms, rb.Noise("gaussian", 0.1))
+        for horizon in range(1, 3 * n_arms + 1):
+            res = rb.simulate(instance, policy, horizon, 2, record_arms=True)
+            assert res.arms is not None
+            assert res.arms.shape == (2, horizon)
+            assert res.arms.min() >= 0 and res.arms.max() < n_arms
+            assert (res.pulls.sum(axis=1) == horizon).all()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_deterministic_under_seed(name: str, small_instance: rb.RisingInstance) -> None:
+    policy = make_policy(name)
+    a = rb.simulate(small_instance, policy, 400, [3, 4], record_arms=True)
+    b = rb.simulate(small_instance, policy, 400, [3, 4], record_arms=True)
+    assert a.arms is not None and b.arms is not None
+    np.testing.assert_array_equal(a.arms, b.arms)
+    np.testing.assert_array_equal(a.reward, b.reward)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reset_really_resets(name: str, small_instance: rb.RisingInstance) -> None:
+    policy = make_policy(name)
+    first = online_arms(policy, small_instance, 200, seed=9)
+    online_arms(policy, small_instance, 150, seed=1)  # a different run in between
+    assert online_arms(policy, small_instance, 200, seed=9) == first
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_prefix_property_when_horizon_free(name: str, small_instance: rb.RisingInstance) -> None:
+    policy = make_policy(name)
+    short = rb.simulate(small_instance, policy, 150, [0, 1], record_arms=True)
+    long = rb.simulate(
+        small_instance,
+        policy,
+        400,
+        [0, 1],
+        record_arms=True,
+        checkpoints=[] if policy.uses_horizon else [150, 400],
+    )
+    assert short.arms is not None and long.arms is not None
+    if policy.uses_horizon:
+        with pytest.raises(ValueError, match="uses the horizon"):
+            rb.simulate(small_instance, policy, 400, 1, checkpoints=[150])
+        return
+    np.testing.assert_array_equal(long.arms[:, :150], short.arms)
+    prefix = long.at(150)
+    np.testing.assert_array_equal(prefix.pulls, short.pulls)
+    np.testing.assert_allclose(prefix.regret, short.regret)
+    np.testing.assert_allclose(prefix.reward, short.reward)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_params_round_trip(name: str) -> None:
+    cls = POLICIES[name]
+    configs = [make_policy(name)] + [make_policy(name, preset=p) for p in cls.presets]
+    for policy in configs:
+        data = json.loads(json.dumps(policy.to_dict()))
+        again = policy_from_dict(data)
+        assert again == policy
+        assert again.params == policy.params
+        assert again.uses_horizon == policy.uses_horizon
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_documented(name: str) -> None:
+    cls = POLICIES[name]
+    assert cls.__doc__ and cls.paper and cls.summary
+    info = make_policy(name).info()
+    assert info["name"] == name
+    assert isinstance(info["uses_horizon"], bool)
+    if cls.reconstruction:
+        assert "reconstruction" in cls.__doc__.lower()
+        assert "reconstruction" in cls.summary.lower()
