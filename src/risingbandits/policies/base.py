@@ -137,7 +137,9 @@ class Policy:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params_spec: ClassVar[tuple[Param, ...]] = ()
-    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # Every policy accepts the three settings of the paper's experiments; a preset lists the
+    # parameters the CURE-UCB paper sets for that setting (empty: the defaults).
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {"ltf": {}, "concave": {}, "imdb": {}}
     reconstruction: ClassVar[bool] = False
 
     def __init__(self, preset: str | None = None, **params: Any) -> None:

@@ -1,15 +1,24 @@
-"""The policy registry: CLI names to policy classes."""
+"""The policy registry: CLI names to policy classes, in the paper's order."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from risingbandits.policies import restarting, rising, sliding_window
 from risingbandits.policies.base import Policy
 from risingbandits.policies.classic import UCB1
 from risingbandits.policies.cure import CureUCB, CureUCBDet
 
-POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (CureUCB, CureUCBDet, UCB1)}
+_CLASSES: tuple[type[Policy], ...] = (
+    CureUCB,
+    *rising.POLICY_CLASSES,
+    *sliding_window.POLICY_CLASSES,
+    *restarting.POLICY_CLASSES,
+    CureUCBDet,
+    UCB1,
+)
+POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in _CLASSES}
 
 
 def policy_class(name: str) -> type[Policy]:
