@@ -1,0 +1,160 @@
+"""Versioned instance families: random generators and real learning curves (Gymnasium-style ids).
+
+An instance of a family is named ``"<family>/<generator seed>/<index>"`` and is a pure function of
+that name (and the family's parameters): instance j is the same whatever ``count`` is asked for,
+in any process, on any day. A change to a generator gets a new version (``ltf-v2``), never an
+edit of ``ltf-v1``, so published numbers stay reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.noise import Noise
+from risingbandits.instances.synthetic import ltf_means
+
+PAPER_HORIZON = 50_000
+IMDB_ARMS = ("lr_0.003", "ogd_0.1", "nn_1", "nn_2", "nn_2-2", "nn_2-2-2", "nn_1-1-2")
+
+
+def _family_rng(family: str, seed: int, index: int) -> np.random.Generator:
+    tag = int.from_bytes(family.encode(), "little") % (2**63)
+    return np.random.default_rng(np.random.SeedSequence([tag, seed, index]))
+
+
+def _ltf_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
+    """Appendix A.1: K ~ U{2..5}; b ~ U[0.1, 1.0]; t_sat ~ U[0.05 x 50,000, 50,000]; a = b/t_sat.
+
+    The saturation times are drawn on the paper's scale (``t_sat_scale`` = 50,000) whatever
+    table length ``horizon`` is asked for.
+    """
+    scale = float(params.get("t_sat_scale", PAPER_HORIZON))
+    k = int(rng.integers(2, 6))
+    b = rng.uniform(0.1, 1.0, k)
+    t_sat = rng.uniform(0.05 * scale, scale, k)
+    meta = {"b": b.tolist(), "t_sat": t_sat.tolist()}
+    return ltf_means(b, t_sat, horizon), (), meta
+
+
+def default_curves_dir() -> Path:
+    """``$RISINGBANDITS_IMDB_CURVES`` or the shared data folder beside the project."""
+    env = os.environ.get("RISINGBANDITS_IMDB_CURVES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[4] / "shared" / "data" / "imdb-learning-curves"
+
+
+def read_curves(curves_dir: str | Path | None = None, arms: tuple[str, ...] = IMDB_ARMS) -> tuple:
+    """The learning curves of ``arms`` from ``curves.npz`` in ``curves_dir``: (table, names)."""
+    folder = Path(curves_dir) if curves_dir else default_curves_dir()
+    path = folder / "curves.npz"
+    if not path.is_file():
+        raise ValueError(
+            f"IMDB learning curves not found: {path} does not exist (give --curves DIR or set "
+            "RISINGBANDITS_IMDB_CURVES)"
+        )
+    with np.load(path, allow_pickle=False) as data:
+        missing = [a for a in arms if a not in data.files]
+        if missing:
+            raise ValueError(f"curves {path}: arm(s) {missing} not found; available: {data.files}")
+        table = np.vstack([data[a] for a in arms])
+    return table, tuple(arms)
+
+
+def _imdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
+    """The 7 learning curves of Metelli et al.'s IMDB experiment (DECISIONS.md row 15)."""
+    arms = tuple(params.get("arms", IMDB_ARMS))
+    table, names = read_curves(params.get("curves_dir"), arms)
+    if horizon > table.shape[1]:
+        raise ValueError(
+            f"horizon={horizon} is not allowed: the curves have {table.shape[1]} pulls"
+        )
+    return table[:, :horizon], names, {"arms": list(names)}
+
+
+@dataclass(frozen=True)
+class Family:
+    """A versioned generator of instances."""
+
+    id: str
+    summary: str
+    build: Callable[[np.random.Generator, int, Mapping[str, Any]], tuple]
+    noise: Noise
+    rising: bool = True
+    random: bool = True
+
+
+FAMILIES: dict[str, Family] = {
+    "ltf-v1": Family(
+        "ltf-v1",
+        "Linear-Then-Flat (paper App. A.1): K ~ U{2..5}, b ~ U[0.1, 1], t_sat ~ U[2.5k, 50k]",
+        _ltf_v1,
+        Noise("gaussian", 0.1),
+    ),
+    "imdb-v1": Family(
+        "imdb-v1",
+        "IMDB online model selection: 7 real learning curves, Bernoulli rewards (not monotone)",
+        _imdb_v1,
+        Noise("bernoulli"),
+        rising=False,
+        random=False,
+    ),
+}
+
+
+def family(name: str) -> Family:
+    """The family registered as ``name`` (one clear ValueError otherwise)."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise ValueError(
+            f"family={name!r} is not allowed: use one of {', '.join(FAMILIES)}"
+        ) from None
+
+
+def family_instance(
+    name: str,
+    index: int,
+    seed: int = 0,
+    horizon: int = PAPER_HORIZON,
+    noise: Noise | None = None,
+    **params: Any,
+) -> RisingInstance:
+    """Instance ``index`` of family ``name`` with generator seed ``seed`` (table length T)."""
+    fam = family(name)
+    if horizon < 1:
+        raise ValueError(f"horizon={horizon} is not allowed: use an integer >= 1")
+    if index < 0 or seed < 0:
+        raise ValueError(f"index={index}, seed={seed} are not allowed: use integers >= 0")
+    table, names, meta = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    return RisingInstance(
+        table,
+        noise or fam.noise,
+        name=f"{name}/{seed}/{index}",
+        arm_names=names,
+        meta={"family": name, "seed": seed, "index": index, **meta},
+        require_rising=fam.rising,
+    )
+
+
+def generate(
+    name: str,
+    count: int,
+    seed: int = 0,
+    horizon: int = PAPER_HORIZON,
+    noise: Noise | None = None,
+    **params: Any,
+) -> list[RisingInstance]:
+    """Instances 0..count-1 of a family (for a non-random family, count must be 1)."""
+    fam = family(name)
+    if count < 1 or (not fam.random and count != 1):
+        allowed = ">= 1" if fam.random else "1 (this family is not random)"
+        raise ValueError(f"count={count} is not allowed for {name}: use {allowed}")
+    return [family_instance(name, j, seed, horizon, noise, **params) for j in range(count)]
