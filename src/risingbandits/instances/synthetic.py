@@ -37,7 +37,9 @@ def intro(T: int = INTRO_HORIZON, noise: Noise | None = None) -> RisingInstance:
     )
 
 
-def ltf_means(b: Sequence[float], t_sat: Sequence[float], T: int) -> np.ndarray:
+def ltf_means(
+    b: Sequence[float] | np.ndarray, t_sat: Sequence[float] | np.ndarray, T: int
+) -> np.ndarray:
     """Mean table of a Linear-Then-Flat instance: mu_i(n) = min(b_i, a_i n), a_i = b_i/t_sat_i."""
     b_arr = np.asarray(b, dtype=np.float64)
     t_arr = np.asarray(t_sat, dtype=np.float64)
