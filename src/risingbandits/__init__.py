@@ -15,7 +15,7 @@ from risingbandits.instances import (
 )
 from risingbandits.policies import POLICIES, Policy, make_policy
 from risingbandits.regret import Oracle
-from risingbandits.simulate import SimulationResult, simulate
+from risingbandits.simulate import SimulationResult, simulate, simulate_horizons
 
 __version__ = "0.1.0"
 
@@ -33,4 +33,5 @@ __all__ = [
     "ltf",
     "make_policy",
     "simulate",
+    "simulate_horizons",
 ]

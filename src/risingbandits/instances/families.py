@@ -43,6 +43,83 @@ def _ltf_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -
     return ltf_means(b, t_sat, horizon), (), meta
 
 
+# -- concave-v1 ---------------------------------------------------------------------------------
+
+CONCAVE_REACH_T = 10_000  # every arm reaches >= 75% of its final value by this pull count
+CONCAVE_REACH_FRACTION = 0.75
+
+
+def _g(shape: str, n: np.ndarray, k: float, scale: float) -> np.ndarray:
+    """Normalised saturating growth of App. A.2: g(0) = 0, g(scale) = 1, concave."""
+    if shape == "rat":
+        return (n / (n + k)) / (scale / (scale + k))
+    if shape == "exp":
+        return -np.expm1(-k * n) / -np.expm1(-k * scale)
+    return np.arctan(k * n) / np.arctan(k * scale)
+
+
+def _shape_for(shape: str, fraction: float, scale: float) -> float:
+    """The k with g(CONCAVE_REACH_T; k) = fraction (g is monotone in k; solved in log k)."""
+    from scipy.optimize import brentq
+
+    at = np.array([float(CONCAVE_REACH_T)])
+
+    def gap(log_k: float) -> float:
+        k = float(np.exp(log_k))
+        value = float(_g(shape, at, k, scale)[0])
+        return value - fraction if shape != "rat" else fraction - value
+
+    return float(np.exp(brentq(gap, -30.0, 10.0, xtol=1e-12)))
+
+
+def _concave_arm(
+    rng: np.random.Generator, s: float, L: float, fraction: float, n: np.ndarray, scale: float
+) -> tuple[np.ndarray, dict[str, Any]]:
+    shape = str(rng.choice(["rat", "exp", "atan"]))
+    k = _shape_for(shape, fraction, scale)
+    mu = s + (L - s) * _g(shape, n, k, scale)
+    return mu, {"s": s, "L": L, "g": shape, "k": k, "fraction_at_10k": fraction}
+
+
+def _min_fraction(s: float, L: float) -> float:
+    """Smallest g(10,000) with mu(10,000) >= 75% of mu(T): (0.75 L - s) / (L - s), >= 0.21."""
+    return max(0.21, (CONCAVE_REACH_FRACTION * L - s) / (L - s))
+
+
+def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
+    """Appendix A.2 with every open choice written down.
+
+    K ~ U{2..5} arms, in a random order (roles in ``meta["roles"]``):
+    * early peaker: s ~ U[0.54, 0.56] (mu(0) ~ 0.55), L ~ U[0.57, 0.59] (mu(T) ~ 0.58), fast:
+      g(10,000) ~ U[0.90, 0.99];
+    * late bloomer: s ~ U[0.08, 0.12] (mu(0) ~ 0.1), L ~ U[0.94, 0.96] (mu(T) ~ 0.95), as late
+      as the 75% rule allows: g(10,000) ~ U[f_min, f_min + 0.05];
+    * K - 2 other arms: s ~ U[0.05, 0.35], L ~ U[0.90, 0.99], g(10,000) ~ U[f_min, 0.99];
+    where mu(n) = s + (L - s) g(n), g one of g_rat, g_exp, g_atan (uniformly), normalised at
+    T = 50,000 (``scale``), its shape k solved so that g(10,000) is the drawn fraction, and
+    f_min makes mu(10,000) >= 75% of mu(50,000) (the paper's "75% by t = 10,000", read as
+    applying to every arm). The paper calls the late bloomer "the optimal arm"; nothing here
+    forces it to be (another arm may have a higher L): the report counts how often it is.
+    """
+    scale = float(params.get("scale", PAPER_HORIZON))
+    n = np.arange(1, horizon + 1, dtype=np.float64)
+    k = int(rng.integers(2, 6))
+    arms: list[tuple[str, np.ndarray, dict[str, Any]]] = []
+    s, L = rng.uniform(0.54, 0.56), rng.uniform(0.57, 0.59)
+    arms.append(("early peaker", *_concave_arm(rng, s, L, rng.uniform(0.90, 0.99), n, scale)))
+    s, L = rng.uniform(0.08, 0.12), rng.uniform(0.94, 0.96)
+    low = _min_fraction(s, L)
+    arms.append(("late bloomer", *_concave_arm(rng, s, L, rng.uniform(low, low + 0.05), n, scale)))
+    for _ in range(k - 2):
+        s, L = rng.uniform(0.05, 0.35), rng.uniform(0.90, 0.99)
+        frac = rng.uniform(_min_fraction(s, L), 0.99)
+        arms.append(("other", *_concave_arm(rng, s, L, frac, n, scale)))
+    order = rng.permutation(k)
+    table = np.vstack([arms[j][1] for j in order])
+    roles = [arms[j][0] for j in order]
+    return table, (), {"roles": roles, "arms": [arms[j][2] for j in order]}
+
+
 def default_curves_dir() -> Path:
     """``$RISINGBANDITS_IMDB_CURVES`` or the shared data folder beside the project."""
     env = os.environ.get("RISINGBANDITS_IMDB_CURVES")
@@ -96,6 +173,12 @@ FAMILIES: dict[str, Family] = {
         "ltf-v1",
         "Linear-Then-Flat (paper App. A.1): K ~ U{2..5}, b ~ U[0.1, 1], t_sat ~ U[2.5k, 50k]",
         _ltf_v1,
+        Noise("gaussian", 0.1),
+    ),
+    "concave-v1": Family(
+        "concave-v1",
+        "Concave (paper App. A.2): early peaker, late bloomer, saturating rat/exp/atan arms",
+        _concave_v1,
         Noise("gaussian", 0.1),
     ),
     "imdb-v1": Family(

@@ -1,0 +1,5 @@
+"""``python -m risingbandits`` runs the command line."""
+
+from risingbandits.cli import main
+
+main()

@@ -1,0 +1,143 @@
+"""The command line: run (human and JSON), list, demo, and one-line user errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from risingbandits.cli import app
+
+runner = CliRunner()
+
+JSON_FIELDS = {
+    "instance",
+    "policy",
+    "params",
+    "horizon",
+    "noise",
+    "seeds",
+    "regret_mean",
+    "regret_ci95",
+    "regret_per_seed",
+    "pulls_mean",
+    "best_arm",
+    "optimal_value",
+}
+
+
+def test_run_json_fields() -> None:
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--instance",
+            "intro",
+            "--policy",
+            "cure-ucb",
+            "--horizon",
+            "2000",
+            "--seeds",
+            "3",
+            "--param",
+            "eps=1/4",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert JSON_FIELDS <= set(data)
+    assert data["horizon"] == 2000 and data["seeds"] == [0, 1, 2]
+    assert data["params"]["eps"] == 0.25
+    low, high = data["regret_ci95"]
+    assert low <= data["regret_mean"] <= high
+    assert data["regret_mean"] == pytest.approx(np.mean(data["regret_per_seed"]))
+    assert sum(data["pulls_mean"]) == pytest.approx(2000)
+    assert data["optimal_value"] == pytest.approx(0.4 * 2000)
+
+
+def test_run_human_output_and_means_file(tmp_path: Path) -> None:
+    table = np.array([np.full(500, 0.3), np.minimum(1, np.arange(1, 501) / 250)])
+    np.save(tmp_path / "m.npy", table)
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--means",
+            str(tmp_path / "m.npy"),
+            "--policy",
+            "ucb1",
+            "--horizon",
+            "500",
+            "--seeds",
+            "2",
+            "--noise",
+            "bernoulli",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "regret" in res.stdout and "95% CI" in res.stdout and "pulls per arm" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--param", "eps=0.7"], "eps=0.7 is not allowed: use a number in (0, 1/2)"),
+        (["run", "--policy", "nope"], "policy='nope' is not allowed"),
+        (["run", "--noise", "gauss"], "noise='gauss' is not allowed"),
+        (["run", "--instance", "nope"], "instance='nope' is not allowed"),
+        (["run", "--means", "missing.npy"], "does not exist"),
+        (["run", "--seeds", "0"], "--seeds=0 is not allowed"),
+        (["run", "--horizon", "0"], "T=0 is not allowed"),
+        (["run", "--param", "eps"], "use NAME=VALUE"),
+        (["run", "--preset", "x"], "preset='x' is not allowed"),
+    ],
+)
+def test_user_errors_one_line_exit_2(args: list[str], message: str) -> None:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2
+    assert message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in res.stderr + res.stdout
+
+
+def test_console_script_error_has_no_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "risingbandits", "run", "--param", "sigma=-2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "error: cure-ucb: sigma=-2.0 is not allowed: use a number >= 0 or 'auto'"
+    )
+
+
+def test_list_one_line_each() -> None:
+    res = runner.invoke(app, ["list"])
+    assert res.exit_code == 0
+    lines = res.stdout.strip().splitlines()
+    assert any(line.startswith("policy    cure-ucb ") for line in lines)
+    assert any(line.startswith("instance  intro ") for line in lines)
+    from risingbandits.policies import POLICIES
+
+    assert sum(line.startswith("policy") for line in lines) == len(POLICIES)
+
+
+def test_demo_writes_figure_and_refuses_overwrite(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    res = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
+    assert res.exit_code == 0, res.output
+    png = (out / "figure1.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+    table = json.loads((out / "figure1.json").read_text())
+    assert table["switching_horizons"] == [16000]
+    assert set(table["regret"]["cure-ucb"]) == {str(t) for t in range(5000, 50001, 5000)}
+    again = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
+    assert again.exit_code == 2 and "already exists" in again.stderr

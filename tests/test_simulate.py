@@ -1,0 +1,137 @@
+"""The simulator: reproducibility, common random numbers, checkpoints, rewards, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import risingbandits as rb
+from risingbandits.policies import make_policy
+from risingbandits.rewards import NOISE_BERNOULLI, NOISE_GAUSSIAN, draw_reward, hashed_uniform
+from risingbandits.seeding import reward_key
+
+MASK = (1 << 64) - 1
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def test_hashed_uniform_matches_python_reference() -> None:
+    key = int(reward_key(11))
+    for arm, pull, sub in [(0, 1, 0), (3, 17, 1), (9, 50_000, 0)]:
+        counter = (arm << 42) ^ (pull << 1) ^ sub
+        z = _mix((key + _mix((counter + 0x9E3779B97F4A7C15) & MASK)) & MASK)
+        expected = ((z >> 11) + 1.0) * 2.0**-53
+        assert hashed_uniform(np.uint64(key), arm, pull, sub) == expected
+
+
+def test_reward_distributions() -> None:
+    means = np.full((1, 20_000), 0.3)
+    key = reward_key(0)
+    g = np.array([draw_reward(means, NOISE_GAUSSIAN, 0.2, key, 0, n) for n in range(1, 20_001)])
+    assert abs(g.mean() - 0.3) < 4 * 0.2 / math.sqrt(20_000)
+    assert abs(g.std() - 0.2) < 0.01
+    b = np.array([draw_reward(means, NOISE_BERNOULLI, 0.0, key, 0, n) for n in range(1, 20_001)])
+    assert set(np.unique(b)) == {0.0, 1.0}
+    assert abs(b.mean() - 0.3) < 4 * math.sqrt(0.21 / 20_000)
+
+
+def test_same_seed_same_results_different_seed_different() -> None:
+    inst = rb.intro(2000)
+    pol = make_policy("cure-ucb")
+    a = rb.simulate(inst, pol, 2000, [1, 2], record_arms=True)
+    b = rb.simulate(inst, pol, 2000, [1, 2], record_arms=True)
+    np.testing.assert_array_equal(a.arms, b.arms)
+    np.testing.assert_array_equal(a.reward, b.reward)
+    assert not np.array_equal(a.arms[0], a.arms[1])  # type: ignore[index]
+
+
+def test_common_random_numbers_across_policies() -> None:
+    """With a seed, the n-th pull of an arm gives the same reward whatever the policy."""
+    inst = rb.ltf([0.5, 0.8], [50, 300], 400)
+    runs = []
+    for name in ("cure-ucb", "ucb1"):
+        res = rb.simulate(inst, make_policy(name), 400, [4], record_arms=True)
+        assert res.arms is not None
+        pol = make_policy(name)
+        pol.reset(2, 400, seed=4)
+        rewards: dict[tuple[int, int], float] = {}
+        counts = [0, 0]
+        key = reward_key(4)
+        for arm in res.arms[0]:
+            counts[arm] += 1
+            rewards[(int(arm), counts[arm])] = draw_reward(
+                inst.means, inst.noise.code, inst.noise.sigma, key, int(arm), counts[arm]
+            )
+        runs.append(rewards)
+    shared = set(runs[0]) & set(runs[1])
+    assert len(shared) > 50
+    assert all(runs[0][k] == runs[1][k] for k in shared)
+
+
+def test_realised_reward_is_sum_of_drawn_rewards() -> None:
+    inst = rb.intro(300)
+    res = rb.simulate(inst, make_policy("ucb1"), 300, [7], record_arms=True)
+    assert res.arms is not None
+    counts = [0, 0]
+    total = 0.0
+    for arm in res.arms[0]:
+        counts[arm] += 1
+        total += draw_reward(inst.means, 1, 0.1, reward_key(7), int(arm), counts[arm])
+    assert res.reward[0] == pytest.approx(total)
+    assert res.regret[0] == pytest.approx(
+        inst.oracle.value(300) - inst.oracle.collected(res.pulls[0])
+    )
+
+
+def test_simulate_errors() -> None:
+    inst = rb.intro(100)
+    pol = make_policy("cure-ucb")
+    with pytest.raises(ValueError, match="horizon=101"):
+        rb.simulate(inst, pol, 101)
+    with pytest.raises(ValueError, match="horizon=0"):
+        rb.simulate(inst, pol, 0)
+    with pytest.raises(ValueError, match="seeds=0"):
+        rb.simulate(inst, pol, 10, 0)
+    with pytest.raises(ValueError, match="seed=-1"):
+        rb.simulate(inst, pol, 10, [-1])
+    with pytest.raises(ValueError, match="uses the horizon"):
+        rb.simulate(inst, pol, 100, 1, checkpoints=[50, 100])
+    with pytest.raises(ValueError, match="checkpoints"):
+        rb.simulate(inst, make_policy("ucb1"), 100, 1, checkpoints=[200])
+
+
+def test_simulate_horizons_matches_direct_runs() -> None:
+    inst = rb.intro(3000)
+    for name in ("cure-ucb", "ucb1"):
+        pol = make_policy(name)
+        many = rb.simulate_horizons(inst, pol, [1000, 3000], [0, 1])
+        for h in (1000, 3000):
+            direct = rb.simulate(inst, pol, h, [0, 1])
+            np.testing.assert_array_equal(many[h].pulls, direct.pulls)
+            np.testing.assert_allclose(many[h].regret, direct.regret)
+
+
+def test_online_object_errors() -> None:
+    pol = make_policy("ucb1")
+    with pytest.raises(RuntimeError, match="reset"):
+        pol.select()
+    pol.reset(2, 2, seed=0)
+    arm = pol.select()
+    assert pol.select() == arm  # select is idempotent until update
+    with pytest.raises(ValueError, match="does not match"):
+        pol.update(1 - arm, 0.5)
+    with pytest.raises(ValueError, match="reward=nan"):
+        pol.update(arm, float("nan"))
+    pol.update(arm, 0.5)
+    pol.update(pol.select(), 0.1)
+    assert pol.t == 2 and pol.pulls.sum() == 2
+    with pytest.raises(RuntimeError, match="used up"):
+        pol.select()
+    with pytest.raises(ValueError, match="n_arms=1"):
+        pol.reset(1, 10)
