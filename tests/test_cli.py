@@ -51,7 +51,7 @@ def test_run_json_fields() -> None:
     )
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert JSON_FIELDS <= set(data)
+    assert set(data) >= JSON_FIELDS
     assert data["horizon"] == 2000 and data["seeds"] == [0, 1, 2]
     assert data["params"]["eps"] == 0.25
     low, high = data["regret_ci95"]
