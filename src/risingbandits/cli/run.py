@@ -14,15 +14,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from risingbandits.analysis import finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
-from risingbandits.instances.named import NAMED_INSTANCES, named_instance
+from risingbandits.instances.named import instance_names, named_instance
 from risingbandits.policies import POLICIES, make_policy, parse_params
 from risingbandits.simulate import SimulationResult, simulate
 
 
 def load_instance(
-    instance: str | None, means: Path | None, horizon: int, noise: Noise, allow_decreasing: bool
+    instance: str | None,
+    means: Path | None,
+    horizon: int,
+    noise: Noise | None,
+    allow_decreasing: bool,
 ) -> RisingInstance:
-    """The instance named by ``--instance`` or read from ``--means``."""
+    """The instance named by ``--instance`` or read from ``--means`` (noise None: its default)."""
     if instance and means:
         raise UserError("use either --instance NAME or --means FILE, not both")
     if means is not None:
@@ -99,8 +103,12 @@ def run(
     horizon: Annotated[int, typer.Option(help="Horizon T (rounds).")] = 10_000,
     seeds: Annotated[int, typer.Option(help="Number of seeds (0..N-1).")] = 20,
     noise: Annotated[
-        str, typer.Option(help="gaussian[:SIGMA] | bernoulli | none.")
-    ] = "gaussian:0.1",
+        str | None,
+        typer.Option(
+            help="gaussian[:SIGMA] | bernoulli | none; default: the instance's own "
+            "(gaussian:0.1 for synthetic instances and tables, bernoulli for imdb-v1)."
+        ),
+    ] = None,
     param: Annotated[
         list[str] | None, typer.Option(help="Policy parameter NAME=VALUE (repeatable).")
     ] = None,
@@ -115,7 +123,7 @@ def run(
     """Simulate one policy on one instance for several seeds: regret ± 95% CI, pulls per arm."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
-    noise_model = Noise.parse(noise)
+    noise_model = Noise.parse(noise) if noise is not None else None
     inst = load_instance(instance, means, horizon, noise_model, allow_decreasing)
     pol = make_policy(policy, preset=preset, **parse_params(policy, param or []))
     console = Console(stderr=True)
@@ -139,16 +147,13 @@ def run(
     if as_json:
         typer.echo(json.dumps(data))
     else:
-        _print_human(Console(), data)
+        _print_human(Console(soft_wrap=True), data)
 
 
 def list_items() -> None:
     """Policies and instances, one line each."""
-    console = Console(highlight=False)
     for name, cls in POLICIES.items():
-        pol = cls()
-        horizon = "uses T" if pol.uses_horizon else "horizon-free"
-        presets = f"  presets: {', '.join(cls.presets)}" if cls.presets else ""
-        console.print(f"policy    {name:<14} {cls.summary} [{horizon}]{presets}")
-    for name, entry in NAMED_INSTANCES.items():
-        console.print(f"instance  {name:<14} {entry.summary}")
+        horizon = "uses T" if cls().uses_horizon else "horizon-free"
+        typer.echo(f"policy    {name:<14} {cls.summary} [{horizon}]")
+    for name, summary in instance_names():
+        typer.echo(f"instance  {name:<24} {summary}")

@@ -117,7 +117,10 @@ def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any
     order = rng.permutation(k)
     table = np.vstack([arms[j][1] for j in order])
     roles = [arms[j][0] for j in order]
-    return table, (), {"roles": roles, "arms": [arms[j][2] for j in order]}
+    names = tuple(
+        role if role != "other" else f"other {j - 1}" for role, j in zip(roles, order, strict=True)
+    )
+    return table, names, {"roles": roles, "arms": [arms[j][2] for j in order]}
 
 
 def default_curves_dir() -> Path:

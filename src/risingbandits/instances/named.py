@@ -1,4 +1,9 @@
-"""Instances reachable by name from the CLI (``--instance NAME``)."""
+"""Instances reachable by name from the CLI (``--instance NAME``).
+
+A name is either a fixed instance (``intro``) or an instance of a versioned family:
+``FAMILY`` (its instance 0 with generator seed 0) or ``FAMILY/SEED/INDEX`` (e.g.
+``ltf-v1/0/7``, ``concave-v1/0/0``, ``imdb-v1``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.families import FAMILIES, family_instance
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import intro
 
@@ -26,13 +32,31 @@ NAMED_INSTANCES: dict[str, NamedInstance] = {
 }
 
 
-def named_instance(name: str, horizon: int, noise: Noise) -> RisingInstance:
-    """Build the instance registered as ``name`` for horizons up to ``horizon``."""
-    try:
-        entry = NAMED_INSTANCES[name]
-    except KeyError:
-        raise ValueError(
-            f"instance={name!r} is not allowed: use one of {', '.join(NAMED_INSTANCES)} "
-            "(or --means FILE)"
-        ) from None
-    return entry.build(horizon, noise)
+def instance_names() -> list[tuple[str, str]]:
+    """(name, one-line summary) of every fixed instance and family."""
+    fixed = [(e.name, e.summary) for e in NAMED_INSTANCES.values()]
+    families = [(f"{f.id}[/SEED/INDEX]", f.summary) for f in FAMILIES.values()]
+    return fixed + families
+
+
+def named_instance(name: str, horizon: int, noise: Noise | None = None) -> RisingInstance:
+    """Build the instance called ``name`` for horizons up to ``horizon``.
+
+    ``noise=None`` keeps the instance's own noise model (Gaussian 0.1 for synthetic instances,
+    Bernoulli for learning curves).
+    """
+    if name in NAMED_INSTANCES:
+        return NAMED_INSTANCES[name].build(horizon, noise or Noise())
+    fam, _, rest = name.partition("/")
+    if fam in FAMILIES:
+        parts = rest.split("/") if rest else ["0", "0"]
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise ValueError(
+                f"instance={name!r} is not allowed: use {fam} or {fam}/SEED/INDEX (integers)"
+            )
+        return family_instance(fam, int(parts[1]), int(parts[0]), horizon, noise)
+    allowed = ", ".join([*NAMED_INSTANCES, *FAMILIES])
+    raise ValueError(
+        f"instance={name!r} is not allowed: use one of {allowed} (or FAMILY/SEED/INDEX, "
+        "or --means FILE)"
+    )
