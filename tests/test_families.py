@@ -1,0 +1,76 @@
+"""The versioned generators match the paper's appendix A distributions (over many seeds)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from risingbandits.instances.families import (
+    CONCAVE_REACH_T,
+    IMDB_ARMS,
+    family_instance,
+    generate,
+)
+
+
+def test_ltf_v1_distributions() -> None:
+    insts = generate("ltf-v1", 1500, seed=11, horizon=60)
+    ks = np.array([x.n_arms for x in insts])
+    counts = np.bincount(ks, minlength=6)[2:]
+    assert counts.sum() == 1500 and (counts > 0).all()
+    assert stats.chisquare(counts).pvalue > 1e-4  # K uniform on {2, 3, 4, 5}
+    b = np.concatenate([x.meta["b"] for x in insts])
+    t_sat = np.concatenate([x.meta["t_sat"] for x in insts])
+    assert b.min() >= 0.1 and b.max() <= 1.0
+    assert t_sat.min() >= 2_500 and t_sat.max() <= 50_000
+    assert stats.kstest(b, stats.uniform(0.1, 0.9).cdf).pvalue > 1e-4
+    assert stats.kstest(t_sat, stats.uniform(2_500, 47_500).cdf).pvalue > 1e-4
+    n = np.arange(1, 61)
+    for x in insts[:50]:
+        a = np.array(x.meta["b"]) / np.array(x.meta["t_sat"])
+        np.testing.assert_allclose(
+            x.means, np.minimum(np.array(x.meta["b"])[:, None], a[:, None] * n)
+        )
+
+
+def test_concave_v1_structure_and_ranges() -> None:
+    insts = generate("concave-v1", 300, seed=5, horizon=50_000)
+    shapes = set()
+    for x in insts:
+        roles = x.meta["roles"]
+        assert roles.count("early peaker") == 1 and roles.count("late bloomer") == 1
+        assert 2 <= x.n_arms <= 5 and x.concavity_report().all_concave
+        final = x.means[:, -1]
+        np.testing.assert_allclose(final, [a["L"] for a in x.meta["arms"]], rtol=1e-9)
+        assert (x.means[:, CONCAVE_REACH_T - 1] >= 0.75 * final - 1e-9).all()
+        for role, arm in zip(roles, x.meta["arms"], strict=True):
+            shapes.add(arm["g"])
+            s, L = arm["s"], arm["L"]
+            if role == "early peaker":
+                assert 0.54 <= s <= 0.56 and 0.57 <= L <= 0.59
+            elif role == "late bloomer":
+                assert 0.08 <= s <= 0.12 and 0.94 <= L <= 0.96
+            else:
+                assert 0.05 <= s <= 0.35 and 0.90 <= L <= 0.99
+    assert shapes == {"rat", "exp", "atan"}
+    ks = np.bincount([x.n_arms for x in insts], minlength=6)[2:]
+    assert stats.chisquare(ks).pvalue > 1e-4
+
+
+def test_concave_first_pull_near_start_value() -> None:
+    x = family_instance("concave-v1", 0, seed=1, horizon=100)
+    starts = np.array([a["s"] for a in x.meta["arms"]])
+    assert np.all(x.means[:, 0] >= starts) and np.all(x.means[:, 0] - starts < 0.01)
+
+
+def test_imdb_v1(imdb_curves_dir) -> None:  # type: ignore[no-untyped-def]
+    x = family_instance("imdb-v1", 0, curves_dir=imdb_curves_dir)
+    assert x.arm_names == IMDB_ARMS and x.means.shape == (7, 50_000)
+    assert x.noise.kind == "bernoulli"
+    assert x.oracle.best_arm(50_000) == IMDB_ARMS.index("nn_2")
+    assert x.oracle.value(50_000) == pytest.approx(41_544.0, abs=1.0)  # spec section 7
+    with pytest.raises(ValueError, match="count=2"):
+        generate("imdb-v1", 2, curves_dir=imdb_curves_dir)
+    with pytest.raises(ValueError, match="curves not found"):
+        family_instance("imdb-v1", 0, curves_dir=imdb_curves_dir / "nope")
