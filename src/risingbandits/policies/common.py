@@ -1,4 +1,4 @@
-"""Shared compiled pieces of index policies: argmax with seeded ties, forced round robin.
+"""Shared compiled pieces of policies: argmax with seeded ties, forced round robin, [0, 1] clip.
 
 Compiled helpers (see :func:`risingbandits._jit.helper`): they are compiled into the kernels that
 call them.
@@ -46,3 +46,9 @@ def round_robin(t: int, n_arms: int, pulls_per_arm: int) -> int:
     if t <= n_arms * pulls_per_arm:
         return (t - 1) % n_arms
     return -1
+
+
+@helper
+def clip_unit(x: float) -> float:
+    """``x`` clipped to [0, 1] (rewards of the policies that assume [0, 1] rewards)."""
+    return min(max(x, 0.0), 1.0)
