@@ -4,14 +4,17 @@ Numba's own cache only notices edits to the file that holds a cached function, b
 entry points inline policy kernels from other modules. So every cached function of this package
 goes to a directory named after a hash of the package's whole source: any edit gives a new,
 empty cache. Set ``RISINGBANDITS_CACHE_DIR`` to choose the parent directory, or
-``RISINGBANDITS_NO_JIT_CACHE=1`` to compile in memory only.
+``RISINGBANDITS_NO_JIT_CACHE=1`` to compile in memory only. Caches of other sources that no
+process has used for a week are removed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from functools import cache
@@ -51,14 +54,28 @@ def cache_dir() -> Path | None:
     for parent in candidates:
         path = parent / "numba" / source_hash()
         try:
+            fresh = not path.exists()
             path.mkdir(parents=True, exist_ok=True)
             probe = path / ".write-probe"
             probe.write_text("ok")
-            probe.unlink()
+            probe.unlink()  # also marks the cache as recently used (its mtime)
         except OSError:
             continue
+        if fresh:
+            _prune_stale(path.parent, keep=path)
         return path
     return None
+
+
+def _prune_stale(parent: Path, keep: Path, max_age_days: float = 7.0) -> None:
+    """Remove caches of other sources not touched for ``max_age_days`` (best effort)."""
+    cutoff = time.time() - max_age_days * 86_400
+    for old in parent.iterdir():
+        try:
+            if old != keep and old.is_dir() and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue
 
 
 @contextmanager

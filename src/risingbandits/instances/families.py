@@ -169,6 +169,8 @@ class Family:
     noise: Noise
     rising: bool = True
     random: bool = True
+    params: tuple[str, ...] = ()
+    """Names of the generator's parameters; any other name is refused."""
 
 
 FAMILIES: dict[str, Family] = {
@@ -177,12 +179,14 @@ FAMILIES: dict[str, Family] = {
         "Linear-Then-Flat (paper App. A.1): K ~ U{2..5}, b ~ U[0.1, 1], t_sat ~ U[2.5k, 50k]",
         _ltf_v1,
         Noise("gaussian", 0.1),
+        params=("t_sat_scale",),
     ),
     "concave-v1": Family(
         "concave-v1",
         "Concave (paper App. A.2): early peaker, late bloomer, saturating rat/exp/atan arms",
         _concave_v1,
         Noise("gaussian", 0.1),
+        params=("scale",),
     ),
     "imdb-v1": Family(
         "imdb-v1",
@@ -191,6 +195,7 @@ FAMILIES: dict[str, Family] = {
         Noise("bernoulli"),
         rising=False,
         random=False,
+        params=("arms", "curves_dir"),
     ),
 }
 
@@ -219,6 +224,10 @@ def family_instance(
         raise ValueError(f"horizon={horizon} is not allowed: use an integer >= 1")
     if index < 0 or seed < 0:
         raise ValueError(f"index={index}, seed={seed} are not allowed: use integers >= 0")
+    for key in params:
+        if key not in fam.params:
+            allowed = ", ".join(fam.params) or "none"
+            raise ValueError(f"{name}: unknown parameter {key!r}: allowed are {allowed}")
     table, names, meta = fam.build(_family_rng(name, seed, index), int(horizon), params)
     return RisingInstance(
         table,

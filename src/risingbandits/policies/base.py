@@ -9,7 +9,10 @@ same kernel one step at a time.
 
 from __future__ import annotations
 
+import base64
+import json
 import math
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -239,7 +242,7 @@ class Policy:
         """
         check_run_size(n_arms, horizon)
         state = self.init_state(n_arms, horizon, noise_proxy)
-        self._run = _OnlineRun(state, policy_generator(seed), n_arms, horizon)
+        self._run = _OnlineRun(state, policy_generator(seed), n_arms, horizon, noise_proxy)
         return self
 
     def _online(self) -> _OnlineRun:
@@ -278,6 +281,40 @@ class Policy:
         run.pulls[arm] += 1
         run.pending = None
 
+    def state_dict(self) -> dict[str, Any]:
+        """The current online run as JSON-able data: parameters, run state, generator state.
+
+        :meth:`load_state_dict` restores it exactly, so a resumed run makes the same
+        selections as one never interrupted. Arrays are stored as base64 of zlib-compressed
+        bytes.
+        """
+        run = self._online()
+        return {
+            "policy": self.to_dict(),
+            "n_arms": run.n_arms,
+            "horizon": run.horizon,
+            "noise_proxy": run.noise_proxy,
+            "t": run.t,
+            "pending": run.pending,
+            "pulls": run.pulls.tolist(),
+            "rng": run.rng.bit_generator.state,
+            "state": _encode_state(run.state),
+        }
+
+    def load_state_dict(self, data: Mapping[str, Any]) -> Policy:
+        """Restore an online run saved by :meth:`state_dict` (same policy and parameters)."""
+        saved = data["policy"]
+        if saved != json.loads(json.dumps(self.to_dict())):
+            raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
+        self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
+        run = self._online()
+        run.state = _decode_state(run.state, data["state"])
+        run.rng.bit_generator.state = data["rng"]
+        run.t = int(data["t"])
+        run.pending = None if data["pending"] is None else int(data["pending"])
+        run.pulls[:] = data["pulls"]
+        return self
+
     @property
     def t(self) -> int:
         """Rounds completed in the current online run."""
@@ -290,16 +327,55 @@ class Policy:
 
 
 class _OnlineRun:
-    __slots__ = ("horizon", "n_arms", "pending", "pulls", "rng", "state", "t")
+    __slots__ = ("horizon", "n_arms", "noise_proxy", "pending", "pulls", "rng", "state", "t")
 
-    def __init__(self, state: Any, rng: np.random.Generator, n_arms: int, horizon: int) -> None:
+    def __init__(
+        self,
+        state: Any,
+        rng: np.random.Generator,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None,
+    ) -> None:
         self.state = state
         self.rng = rng
         self.n_arms = n_arms
         self.horizon = horizon
+        self.noise_proxy = noise_proxy
         self.t = 0
         self.pending: int | None = None
         self.pulls = np.zeros(n_arms, np.int64)
+
+
+def _encode_state(value: Any) -> Any:
+    """A run state (NamedTuple of arrays, scalars, nested tuples) as JSON-able data."""
+    if isinstance(value, np.ndarray):
+        raw = base64.b64encode(zlib.compress(np.ascontiguousarray(value).tobytes())).decode()
+        return {"dtype": value.dtype.str, "shape": list(value.shape), "zlib_b64": raw}
+    if isinstance(value, tuple):
+        return [_encode_state(v) for v in value]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _decode_state(template: Any, data: Any) -> Any:
+    """Inverse of :func:`_encode_state`, checked against a fresh state of the same policy."""
+    if isinstance(template, np.ndarray):
+        shape = tuple(data["shape"])
+        if data["dtype"] != template.dtype.str or shape != template.shape:
+            raise ValueError(
+                f"saved array {data['dtype']}{list(shape)} does not fit this run "
+                f"({template.dtype.str}{list(template.shape)})"
+            )
+        raw = zlib.decompress(base64.b64decode(data["zlib_b64"]))
+        return np.frombuffer(raw, dtype=template.dtype).reshape(shape).copy()
+    if isinstance(template, tuple):
+        if len(data) != len(template):
+            raise ValueError("saved run state does not fit this policy's state")
+        values = [_decode_state(t, d) for t, d in zip(template, data, strict=True)]
+        return type(template)(*values) if hasattr(template, "_fields") else tuple(values)
+    if json.dumps(data) != json.dumps(_encode_state(template)):
+        raise ValueError(f"saved setting {data!r} differs from this run's {template!r}")
+    return template
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:

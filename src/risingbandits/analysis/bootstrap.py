@@ -1,0 +1,42 @@
+"""Percentile bootstrap confidence interval of a mean (Efron & Tibshirani 1993, ch. 13).
+
+Resample the values with replacement ``n_resamples`` times (a seeded generator), take the mean
+of each resample, and report the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of those
+means. Resampling runs in batches so memory stays bounded for large samples.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from risingbandits.analysis.stats import MeanCI
+
+BATCH_VALUES = 2_000_000
+
+
+def bootstrap_ci(
+    values: np.ndarray, level: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+) -> MeanCI:
+    """Mean of ``values`` with a seeded percentile-bootstrap interval (NaN for n < 2)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level={level} is not allowed: use a number in (0, 1)")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples={n_resamples} is not allowed: use an integer >= 1")
+    x = np.asarray(values, dtype=np.float64).ravel()
+    n = int(x.size)
+    if n == 0:
+        raise ValueError("bootstrap_ci needs at least one value")
+    mean = float(x.mean())
+    if n < 2:
+        return MeanCI(mean, math.nan, math.nan, n)
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    batch = max(1, BATCH_VALUES // n)
+    for start in range(0, n_resamples, batch):
+        stop = min(n_resamples, start + batch)
+        means[start:stop] = x[rng.integers(0, n, (stop - start, n))].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return MeanCI(mean, float(low), float(high), n)

@@ -1,0 +1,45 @@
+"""DuckDB access to result rows: a connection with a ``rows`` view, and per-group values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+ANALYSIS_COLUMNS = ("instance", "seed", "horizon", "policy", "regret")
+
+
+def connect(parts: Sequence[str | Path]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a table ``rows``: the columns the analysis needs,
+    read once from the given Parquet files (every later query runs in memory)."""
+    if not parts:
+        raise ValueError("no result files to read")
+    con = duckdb.connect()
+    con.execute(
+        f"CREATE TABLE rows AS SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)",
+        [[str(p) for p in parts]],
+    )
+    return con
+
+
+def in_list(values: Sequence[int]) -> str:
+    """A SQL ``IN (...)`` list of integers (built from ints only: no injection possible)."""
+    return "(" + ", ".join(str(int(v)) for v in values) + ")"
+
+
+def grouped_values(
+    con: duckdb.DuckDBPyConnection, value: str, source: str
+) -> dict[tuple[str, int], np.ndarray]:
+    """``{(policy, horizon): values}`` of the expression ``value`` over the relation ``source``
+    (a table name or a parenthesised query with ``policy``, ``horizon``, ``instance``, ``seed``
+    columns). Values come in (instance, seed) order, so seeded resampling is reproducible."""
+    keys = con.sql(
+        f"SELECT policy, horizon, count(*) FROM {source} GROUP BY ALL ORDER BY policy, horizon"
+    ).fetchall()
+    values = con.sql(
+        f"SELECT {value} AS v FROM {source} ORDER BY policy, horizon, instance, seed"
+    ).fetchnumpy()
+    chunks = np.split(np.asarray(values["v"], np.float64), np.cumsum([k[2] for k in keys])[:-1])
+    return {(str(p), int(h)): chunk for (p, h, _), chunk in zip(keys, chunks, strict=True)}

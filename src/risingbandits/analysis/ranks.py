@@ -1,0 +1,62 @@
+"""Average rank of policies (the paper's Section 6, panels (b, c) of the LTF and concave figures).
+
+For each unit (instance, seed) at a horizon, the policies are ranked by regret, 1 = lowest;
+tied policies share the mean of the ranks they span (two policies tied for first both get 1.5).
+The average rank of a policy at a horizon is the mean over units, with a confidence interval
+across units (t-interval by default). Only units in which every policy has a result are ranked,
+so an unfinished sweep never compares policies on different instances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+
+from risingbandits.analysis.queries import grouped_values, in_list
+from risingbandits.analysis.stats import MeanCI, mean_ci
+
+
+@dataclass(frozen=True)
+class RankRow:
+    """Average rank of ``policy`` at ``horizon`` over ``ci.n`` units."""
+
+    policy: str
+    horizon: int
+    ci: MeanCI
+
+
+def complete_units(horizons: Sequence[int], n_policies: int) -> str:
+    """SQL of the (instance, seed, horizon) units at ``horizons`` where every policy ran."""
+    return (
+        f"SELECT instance, seed, horizon FROM rows WHERE horizon IN {in_list(horizons)} "
+        f"GROUP BY ALL HAVING count(DISTINCT policy) = {int(n_policies)}"
+    )
+
+
+def unit_ranks(
+    con: duckdb.DuckDBPyConnection, horizons: Sequence[int], n_policies: int
+) -> dict[tuple[str, int], np.ndarray]:
+    """``{(policy, horizon): rank in each complete unit}`` (ties share the mean rank)."""
+    source = f"""(
+        SELECT r.policy, r.horizon, r.instance, r.seed,
+            rank() OVER (PARTITION BY r.instance, r.seed, r.horizon ORDER BY r.regret)
+            + (count(*) OVER (PARTITION BY r.instance, r.seed, r.horizon, r.regret) - 1) / 2.0
+            AS mean_rank
+        FROM rows r JOIN ({complete_units(horizons, n_policies)}) u
+            USING (instance, seed, horizon)
+    )"""
+    return grouped_values(con, "mean_rank", source)
+
+
+def average_ranks(
+    con: duckdb.DuckDBPyConnection,
+    policies: Sequence[str],
+    horizons: Sequence[int],
+    ci: Callable[[np.ndarray], MeanCI] = mean_ci,
+) -> list[RankRow]:
+    """Average rank with its interval per (policy, horizon), in the order given."""
+    ranks = unit_ranks(con, horizons, len(policies))
+    return [RankRow(p, h, ci(ranks[p, h])) for h in horizons for p in policies if (p, h) in ranks]

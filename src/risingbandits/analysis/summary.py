@@ -1,0 +1,238 @@
+"""Summary of a sweep store: regret mean +- CI, average rank +- CI, pairwise win rates.
+
+Regret intervals are taken across every (instance, seed) row of a (policy, horizon): a
+Student-t interval (:func:`~risingbandits.analysis.stats.mean_ci`) or, on request, a seeded
+percentile bootstrap (:func:`~risingbandits.analysis.bootstrap.bootstrap_ci`). Average ranks and
+win rates use the units (instance, seed) where every policy has a result. Policies marked
+``reconstruction`` (TI-UCB, R-ed-AE) carry a ``*`` and a note in every output.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from risingbandits.analysis.bootstrap import bootstrap_ci
+from risingbandits.analysis.queries import connect, grouped_values, in_list
+from risingbandits.analysis.ranks import RankRow, average_ranks
+from risingbandits.analysis.stats import MeanCI, finite_or_none, mean_ci
+from risingbandits.analysis.winrate import WinRates, win_rates
+from risingbandits.experiments.spec import PolicyRef
+from risingbandits.experiments.store import Store, StoreError
+
+CIMethod = Literal["t", "bootstrap"]
+CI_METHODS = ("t", "bootstrap")
+CSV_COLUMNS = (
+    "metric",
+    "policy",
+    "opponent",
+    "horizon",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "reconstruction",
+)
+RECONSTRUCTION_NOTE = (
+    "* reconstruction: the algorithm is rebuilt from an incomplete description in its paper "
+    "(DECISIONS.md rows 7-8); read its numbers with care"
+)
+
+
+@dataclass(frozen=True)
+class RegretRow:
+    """Mean regret of ``policy`` at ``horizon`` with its interval over ``ci.n`` runs."""
+
+    policy: str
+    horizon: int
+    ci: MeanCI
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything ``risingbandits sweep summary`` shows, as data."""
+
+    path: str
+    description: str
+    policies: tuple[PolicyRef, ...]
+    horizons: tuple[int, ...]
+    regret: tuple[RegretRow, ...]
+    ranks: tuple[RankRow, ...]
+    win_rates: tuple[WinRates, ...]
+    cells_done: int
+    cells_total: int
+    ci_method: str
+    level: float
+
+    def display_name(self, label: str) -> str:
+        """The label, with ``*`` for a reconstruction."""
+        return label + ("*" if self.is_reconstruction(label) else "")
+
+    def is_reconstruction(self, label: str) -> bool:
+        return any(p.reconstruction for p in self.policies if p.label == label)
+
+    @property
+    def notes(self) -> list[str]:
+        notes = []
+        if any(p.reconstruction for p in self.policies):
+            notes.append(RECONSTRUCTION_NOTE)
+        if self.cells_done < self.cells_total:
+            notes.append(
+                f"incomplete sweep: {self.cells_done} of {self.cells_total} cells done "
+                "(ranks and win rates use the units where every policy ran)"
+            )
+        return notes
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (NaN bounds become null)."""
+
+        def ci(c: MeanCI) -> dict[str, Any]:
+            return {
+                "mean": c.mean,
+                "ci_low": finite_or_none(c.low),
+                "ci_high": finite_or_none(c.high),
+                "n": c.n,
+            }
+
+        return {
+            "store": self.path,
+            "description": self.description,
+            "cells_done": self.cells_done,
+            "cells_total": self.cells_total,
+            "ci": self.ci_method,
+            "level": self.level,
+            "horizons": list(self.horizons),
+            "policies": [
+                {
+                    "label": p.label,
+                    "name": p.name,
+                    "params": p.params,
+                    "uses_horizon": p.uses_horizon,
+                    "reconstruction": p.reconstruction,
+                }
+                for p in self.policies
+            ],
+            "regret": [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in self.regret],
+            "rank": [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in self.ranks],
+            "win_rate": [
+                {
+                    "horizon": w.horizon,
+                    "units": w.units,
+                    "policies": list(w.policies),
+                    "matrix": [[finite_or_none(float(x)) for x in row] for row in w.matrix],
+                }
+                for w in self.win_rates
+            ],
+            "notes": self.notes,
+        }
+
+    def to_csv(self) -> str:
+        """One long table: ``metric`` is regret, rank or win_rate (``opponent`` for the last)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+
+        def number(x: float) -> str:
+            return repr(x) if math.isfinite(x) else ""
+
+        def recon(label: str) -> str:
+            return "true" if self.is_reconstruction(label) else "false"
+
+        for metric, rows in (("regret", self.regret), ("rank", self.ranks)):
+            for r in rows:
+                c = r.ci
+                bounds = (number(c.mean), number(c.low), number(c.high))
+                writer.writerow((metric, r.policy, "", r.horizon, *bounds, c.n, recon(r.policy)))
+        for w in self.win_rates:
+            for i, a in enumerate(w.policies):
+                for j, b in enumerate(w.policies):
+                    if i != j:
+                        value = number(float(w.matrix[i, j]))
+                        writer.writerow(
+                            ("win_rate", a, b, w.horizon, value, "", "", w.units, recon(a))
+                        )
+        return out.getvalue()
+
+
+def interval_function(
+    method: str, level: float = 0.95, resamples: int = 10_000, seed: int = 0
+) -> Callable[[np.ndarray], MeanCI]:
+    """The interval of a mean: ``t`` (Student t) or ``bootstrap`` (seeded percentile)."""
+    if method == "t":
+        return partial(mean_ci, level=level)
+    if method == "bootstrap":
+        return partial(bootstrap_ci, level=level, n_resamples=resamples, seed=seed)
+    raise ValueError(f"ci={method!r} is not allowed: use one of {', '.join(CI_METHODS)}")
+
+
+def _chosen_horizons(available: tuple[int, ...], wanted: Sequence[int] | None) -> tuple[int, ...]:
+    if not wanted:
+        return available
+    for h in wanted:
+        if h not in available:
+            raise ValueError(
+                f"horizon={h} is not allowed: the sweep has horizons "
+                f"{', '.join(str(a) for a in available)}"
+            )
+    return tuple(sorted(set(wanted)))
+
+
+def summarize(
+    path: str | Path,
+    horizons: Sequence[int] | None = None,
+    *,
+    ci: CIMethod = "t",
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> Summary:
+    """Summary of the store at ``path``.
+
+    ``horizons`` restricts every table to those horizons (default: all of the sweep's); win
+    rates are given at each chosen horizon, or at the largest one when none is chosen.
+    """
+    store = Store(path)
+    spec = store.spec()
+    status = store.status()
+    parts = store.part_files()
+    if not parts:
+        raise StoreError(f"{store.path} has no finished task yet: run or resume the sweep first")
+    chosen = _chosen_horizons(spec.horizons, horizons)
+    interval = interval_function(ci, level, resamples, seed)
+    labels = [p.label for p in spec.policies]
+    con = connect(parts)
+    try:
+        source = f"(SELECT * FROM rows WHERE horizon IN {in_list(chosen)})"
+        regrets = grouped_values(con, "regret", source)
+        regret = tuple(
+            RegretRow(p, h, interval(regrets[p, h]))
+            for p in labels
+            for h in chosen
+            if (p, h) in regrets
+        )
+        ranks = tuple(average_ranks(con, labels, chosen, interval))
+        win_horizons = chosen if horizons else chosen[-1:]
+        wins = tuple(win_rates(con, labels, h) for h in win_horizons)
+    finally:
+        con.close()
+    return Summary(
+        str(store.path),
+        spec.model.description,
+        spec.policies,
+        chosen,
+        regret,
+        ranks,
+        wins,
+        status.cells_done,
+        status.cells_total,
+        ci,
+        level,
+    )

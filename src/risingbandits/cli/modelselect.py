@@ -1,0 +1,142 @@
+"""``risingbandits modelselect imdb``: a policy trains real learners live on IMDB reviews."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from risingbandits.cli.data import DEFAULT_LEARNERS, CacheDir, ImdbDir, Learners
+from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.modelselect.imdb_data import load_features
+from risingbandits.modelselect.learners import parse_learners
+from risingbandits.modelselect.live import (
+    DEFAULT_HOLDOUT,
+    CurveRegret,
+    curve_regret,
+    load_curve_table,
+    run_live,
+)
+from risingbandits.policies import make_policy, parse_params
+
+app = typer.Typer(help="Online model selection with rising-bandit policies.", no_args_is_help=True)
+
+
+@app.callback()
+def _group() -> None:
+    """Online model selection with rising-bandit policies."""
+
+
+@user_errors
+def imdb(
+    policy: Annotated[str, typer.Option(help="Policy (see `risingbandits list`).")] = "cure-ucb",
+    budget: Annotated[int, typer.Option(help="Pulls (training steps) in total.")] = 50_000,
+    seed: Annotated[int, typer.Option(help="Seed of the policy, split and learners.")] = 0,
+    preset: Annotated[str, typer.Option(help="Parameter preset of the policy.")] = "imdb",
+    param: Annotated[
+        list[str] | None, typer.Option(help="Policy parameter NAME=VALUE (repeatable).")
+    ] = None,
+    learners: Learners = DEFAULT_LEARNERS,
+    holdout: Annotated[int, typer.Option(help="Held-out reviews for final accuracy.")] = (
+        DEFAULT_HOLDOUT
+    ),
+    curves: Annotated[
+        Path | None,
+        typer.Option(help="Learning curves for the regret (.npz or folder; default: shared)."),
+    ] = None,
+    cache_dir: CacheDir = None,
+    imdb_dir: ImdbDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Train the learners live under the policy: pulls, reward, held-out accuracy, regret."""
+    specs = parse_learners(learners)
+    params = parse_params(policy, param or [])
+    make_policy(policy, preset=preset, **params)
+    if budget < len(specs):
+        raise UserError(
+            f"--budget={budget} is not allowed: use at least the number of learners ({len(specs)})"
+        )
+    if seed < 0:
+        raise UserError(f"--seed={seed} is not allowed: use a non-negative integer")
+    bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
+    start = time.perf_counter()
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=as_json,
+    ) as bar:
+        task = bar.add_task(f"{policy} pulls", total=budget)
+        result = run_live(
+            bow,
+            specs,
+            policy,
+            budget,
+            seed,
+            preset=preset,
+            params=params,
+            holdout=holdout,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    elapsed = time.perf_counter() - start
+    regret: CurveRegret | None = None
+    note = ""
+    try:
+        regret = curve_regret(result, load_curve_table(curves, result.learners))
+    except ValueError as exc:
+        if curves is not None:
+            raise
+        note = f"regret not available: {exc}"
+    data: dict[str, Any] = {
+        "policy": result.policy,
+        "budget": budget,
+        "seed": seed,
+        "holdout": holdout,
+        "learners": list(result.learners),
+        "pulls": result.pulls.tolist(),
+        "rewards": result.rewards.tolist(),
+        "cumulative_reward": result.cumulative_reward,
+        "holdout_accuracy": result.holdout_accuracy.tolist(),
+        "best_fixed_learner": regret.best_learner if regret else None,
+        "optimal_value": regret.optimal_value if regret else None,
+        "expected_reward": regret.collected if regret else None,
+        "regret": regret.regret if regret else None,
+        "elapsed_s": round(elapsed, 3),
+    }
+    if as_json:
+        typer.echo(json.dumps(data))
+        return
+    console = Console(highlight=False)
+    params_text = ", ".join(f"{k}={v}" for k, v in result.policy["params"].items())
+    table = Table(title=f"{policy} ({params_text}), budget {budget:,}, seed {seed}")
+    for column in ("learner", "pulls", "reward", f"held-out accuracy ({holdout:,})"):
+        table.add_column(column, justify="left" if column == "learner" else "right")
+    for i, name in enumerate(result.learners):
+        table.add_row(
+            name,
+            f"{result.pulls[i]:,}",
+            f"{result.rewards[i]:,.0f}",
+            f"{result.holdout_accuracy[i]:.4f}",
+        )
+    console.print(table)
+    console.print(f"cumulative reward {result.cumulative_reward:,.0f} in {elapsed:.2f} s")
+    if regret is not None:
+        console.print(
+            f"best fixed learner (curves): {regret.best_learner}, V*(T) = "
+            f"{regret.optimal_value:,.1f}; expected reward of these pulls "
+            f"{regret.collected:,.1f}; regret {regret.regret:,.1f}"
+        )
+    else:
+        console.print(note)
+
+
+app.command("imdb")(imdb)

@@ -1,0 +1,264 @@
+"""``risingbandits sweep``: run, resume, status and summary of experiment sweeps."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.progress import Task as BarTask
+from rich.table import Column, Table
+from rich.text import Text
+
+from risingbandits.analysis.ranks import RankRow
+from risingbandits.analysis.stats import MeanCI
+from risingbandits.analysis.summary import RegretRow, Summary, summarize
+from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.experiments.executors import MissingExtra
+from risingbandits.experiments.store import Store
+from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
+
+app = typer.Typer(
+    help="Experiment sweeps: a TOML spec run into a resumable results directory, then summarised.",
+    no_args_is_help=True,
+)
+
+
+class ExecutorName(StrEnum):
+    serial = "serial"
+    processes = "processes"
+    dask = "dask"
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class CIName(StrEnum):
+    t = "t"
+    bootstrap = "bootstrap"
+
+
+ExecutorOpt = Annotated[
+    ExecutorName | None,
+    typer.Option(help="serial | processes (default: all cores) | dask (local cluster)."),
+]
+WorkersOpt = Annotated[
+    int | None, typer.Option(min=1, help="Worker processes (default: all cores).")
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies dask)."),
+]
+
+
+class CellRate(ProgressColumn):
+    """Cells per second (the mean over rich's recent window)."""
+
+    def render(self, task: BarTask) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- cells/s" if speed is None else f"{speed:,.1f} cells/s")
+
+
+@contextmanager
+def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
+    """A bar with cells done / total, cells/s and ETA; yields the engine's progress callback."""
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        CellRate(table_column=Column(no_wrap=True, min_width=16)),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task: list[TaskID] = []
+
+        def update(done: int, total: int) -> None:
+            if not task:  # the first call reports earlier runs' cells: not part of the speed
+                task.append(bar.add_task(label, total=total, completed=done))
+            else:
+                bar.update(task[0], completed=done)
+
+        yield update
+
+
+def _execute(
+    directory: Path,
+    start: Callable[[Callable[[int, int], None]], SweepResult],
+) -> None:
+    err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
+    store = Store(directory)
+    try:
+        with progress_bar(err, "cells") as update:
+            result = start(update)
+    except MissingExtra as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        status = store.status() if store.exists() else None
+        done = f"{status.cells_done} of {status.cells_total} cells done; " if status else ""
+        err.print(f"interrupted: {done}resume with `risingbandits sweep resume {directory}`")
+        raise typer.Exit(130) from None
+    rate = result.cells_run / result.elapsed if result.elapsed > 0 else math.inf
+    if result.resumed:
+        err.print(
+            f"resumed {directory}: {result.cells_before} of {result.cells_total} cells were "
+            "already done"
+        )
+    err.print(
+        f"done: {result.cells_run} cells ({result.tasks_run} tasks) in {result.elapsed:.1f} s "
+        f"({rate:,.1f} cells/s) -> {directory}"
+    )
+    err.print(f"summary: risingbandits sweep summary {directory}")
+
+
+@app.command("run")
+@user_errors
+def run(
+    spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML).")],
+    out: Annotated[Path, typer.Option(help="Results directory.")],
+    executor: ExecutorOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Run every cell of SPEC into --out (a directory of the same spec is resumed)."""
+    kind = executor.value if executor else None
+    _execute(
+        out,
+        lambda update: run_sweep(
+            spec, out, executor=kind, workers=workers, scheduler=scheduler, progress=update
+        ),
+    )
+
+
+@app.command("resume")
+@user_errors
+def resume(
+    directory: Annotated[Path, typer.Argument(help="Results directory of a sweep.")],
+    executor: ExecutorOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Finish an interrupted sweep (its spec is read from the directory's manifest)."""
+    kind = executor.value if executor else None
+    Store(directory).manifest()  # a clear error before any work when it is not a sweep
+    _execute(
+        directory,
+        lambda update: resume_sweep(
+            directory, executor=kind, workers=workers, scheduler=scheduler, progress=update
+        ),
+    )
+
+
+@app.command("status")
+@user_errors
+def status(
+    directory: Annotated[Path, typer.Argument(help="Results directory of a sweep.")],
+) -> None:
+    """Cells done / total, overall and by policy."""
+    st = Store(directory).status()
+    console = Console(highlight=False, markup=False)
+    pct = 100.0 * st.cells_done / st.cells_total if st.cells_total else 100.0
+    state = "complete" if st.complete else "incomplete"
+    console.print(
+        f"{st.path}: {st.cells_done} / {st.cells_total} cells ({pct:.1f}%), "
+        f"{st.tasks_done} / {st.tasks_total} tasks, {state}"
+    )
+    console.print(
+        f"spec {st.spec_hash[:12]}, created {st.created_at}, risingbandits {st.library_version}"
+    )
+    table = Table()
+    table.add_column("policy")
+    table.add_column("done", justify="right")
+    table.add_column("total", justify="right")
+    for p in st.by_policy:
+        table.add_row(p.label, str(p.done), str(p.total))
+    console.print(table)
+
+
+def _cell(ci: MeanCI, digits: int) -> str:
+    if ci.n < 2 or not math.isfinite(ci.low):
+        return f"{ci.mean:,.{digits}f}"
+    return f"{ci.mean:,.{digits}f} ± {ci.half_width:,.{digits}f}"
+
+
+def _by_policy_table(
+    s: Summary, title: str, rows: Sequence[RegretRow | RankRow], digits: int
+) -> Table:
+    table = Table(title=title)
+    table.add_column("policy")
+    for h in s.horizons:
+        table.add_column(f"T={h:,}", justify="right")
+    cells = {(r.policy, r.horizon): _cell(r.ci, digits) for r in rows}
+    for p in s.policies:
+        table.add_row(s.display_name(p.label), *(cells.get((p.label, h), "-") for h in s.horizons))
+    return table
+
+
+def print_summary(s: Summary, console: Console) -> None:
+    """The summary as rich tables with footnotes."""
+    level = f"{s.level:.0%}"
+    method = "t-interval" if s.ci_method == "t" else "percentile bootstrap"
+    head = f"{s.path}: {s.cells_done} / {s.cells_total} cells"
+    console.print(head + (f" - {s.description}" if s.description else ""))
+    console.print(_by_policy_table(s, f"Policy regret (mean ± {level} CI, {method})", s.regret, 1))
+    console.print(_by_policy_table(s, f"Average rank (1 = best; mean ± {level} CI)", s.ranks, 2))
+    for w in s.win_rates:
+        # columns are numbered like the rows, so ten policies fit in 80 columns
+        title = f"Win rate % at T={w.horizon:,} (row beats column, ties 1/2; {w.units} units)"
+        table = Table(title=title)
+        table.add_column("policy", no_wrap=True)
+        for k in range(len(w.policies)):
+            table.add_column(str(k + 1), justify="right", no_wrap=True)
+        for i, p in enumerate(w.policies):
+            row = (float(v) for v in w.matrix[i])
+            values = ["-" if math.isnan(x) else f"{100 * x:.0f}" for x in row]
+            table.add_row(f"{i + 1} {s.display_name(p)}", *values)
+        console.print(table)
+    for note in s.notes:
+        console.print(note)
+
+
+@app.command("summary")
+@user_errors
+def summary(
+    directory: Annotated[Path, typer.Argument(help="Results directory of a sweep.")],
+    horizon: Annotated[
+        list[int] | None,
+        typer.Option(help="Only this horizon (repeatable); win rates at each one given."),
+    ] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table | csv | json.")] = (
+        OutputFormat.table
+    ),
+    ci: Annotated[CIName, typer.Option(help="t (Student t) | bootstrap (percentile).")] = CIName.t,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
+) -> None:
+    """Mean regret ± 95% CI, average rank ± CI and pairwise win rates per horizon."""
+    s = summarize(directory, horizon, ci=ci.value, resamples=resamples, seed=seed)
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(s.to_dict(), indent=2, allow_nan=False))
+    elif fmt is OutputFormat.csv:
+        typer.echo(s.to_csv(), nl=False)
+    else:
+        print_summary(s, Console(highlight=False, markup=False))

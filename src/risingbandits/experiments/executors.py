@@ -1,0 +1,205 @@
+"""Executors: where tasks run. Each yields results as tasks finish, in any order.
+
+* ``serial``: in this process, one task after another;
+* ``processes`` (the default): a ``concurrent.futures.ProcessPoolExecutor`` started with
+  ``forkserver`` (``spawn`` where that is missing), since Numba and ``fork`` do not mix well;
+  all cores by default;
+* ``dask``: Dask distributed, either an in-process ``LocalCluster`` whose scheduler, workers and
+  dashboard bind to 127.0.0.1 only, or an existing scheduler (``address="tcp://host:8786"``).
+  Dask is optional: ``pip install risingbandits[dask]``.
+
+At most a few tasks per worker are in flight at once, so results never pile up in memory and an
+interrupted sweep loses at most the tasks that were running.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import islice
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+EXECUTORS = ("serial", "processes", "dask")
+IN_FLIGHT_PER_WORKER = 2
+
+
+class MissingExtra(ImportError):
+    """An optional dependency is not installed (the message says what to install)."""
+
+
+class Executor(Protocol):
+    """Runs ``fn`` over items; a context manager that owns its workers."""
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]: ...
+
+
+def default_workers() -> int:
+    """All cores."""
+    return os.cpu_count() or 1
+
+
+def _check_workers(workers: int | None) -> int:
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
+    return workers
+
+
+class SerialExecutor:
+    """Every task in this process, in order."""
+
+    def __enter__(self) -> SerialExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        for item in items:
+            yield fn(item)
+
+
+class ProcessExecutor:
+    """A pool of ``workers`` local processes (forkserver or spawn start method)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = _check_workers(workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> ProcessExecutor:
+        methods = multiprocessing.get_all_start_methods()
+        method = "forkserver" if "forkserver" in methods else "spawn"
+        self._pool = ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context(method)
+        )
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=kind is None, cancel_futures=True)
+            self._pool = None
+
+    def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        pool = self._pool
+        if pool is None:
+            raise RuntimeError("use the executor in a `with` block")
+        todo = iter(items)
+        pending: set[Future[R]] = {
+            pool.submit(fn, x) for x in islice(todo, self.workers * IN_FLIGHT_PER_WORKER)
+        }
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                for x in islice(todo, 1):
+                    pending.add(pool.submit(fn, x))
+                yield future.result()
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise MissingExtra(
+            "the dask executor needs Dask distributed: pip install risingbandits[dask]"
+        ) from None
+    return distributed
+
+
+class DaskExecutor:
+    """Dask distributed: a local cluster on 127.0.0.1, or the scheduler at ``address``."""
+
+    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        self.workers = _check_workers(workers)
+        self.address = address
+        self._distributed = _distributed()
+        self._cluster: Any = None
+        self._client: Any = None
+
+    def __enter__(self) -> DaskExecutor:
+        dd = self._distributed
+        if self.address is None:
+            self._cluster = dd.LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+            )
+            self._client = dd.Client(self._cluster)
+        else:
+            try:
+                self._client = dd.Client(self.address, timeout="20s")
+            except OSError as exc:
+                raise ValueError(
+                    f"scheduler={self.address!r} cannot be reached: {exc}".splitlines()[0]
+                ) from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+    @property
+    def scheduler_address(self) -> str:
+        """Address of the scheduler in use."""
+        return str(self._client.scheduler.address)
+
+    @property
+    def dashboard_link(self) -> str | None:
+        return self._client.dashboard_link if self._client is not None else None
+
+    def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        client = self._client
+        if client is None:
+            raise RuntimeError("use the executor in a `with` block")
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        todo = iter(items)
+        first = [
+            client.submit(fn, x, pure=False) for x in islice(todo, n_workers * IN_FLIGHT_PER_WORKER)
+        ]
+        finished = self._distributed.as_completed(first)
+        for future in finished:
+            for x in islice(todo, 1):
+                finished.add(client.submit(fn, x, pure=False))
+            result = future.result()
+            future.release()
+            yield result
+
+
+def make_executor(
+    kind: str | None = None, workers: int | None = None, scheduler: str | None = None
+) -> Executor:
+    """The executor named ``kind`` (default ``processes``, or ``dask`` when a ``scheduler``
+    address is given)."""
+    if kind is None:
+        kind = "processes" if scheduler is None else "dask"
+    if kind not in EXECUTORS:
+        raise ValueError(f"executor={kind!r} is not allowed: use one of {', '.join(EXECUTORS)}")
+    if scheduler is not None and kind != "dask":
+        raise ValueError(
+            f"executor={kind!r} with scheduler={scheduler!r} is not allowed: a scheduler "
+            "address needs the dask executor"
+        )
+    if kind == "serial":
+        return SerialExecutor()
+    if kind == "processes":
+        return ProcessExecutor(workers)
+    return DaskExecutor(workers, scheduler)

@@ -1,0 +1,428 @@
+"""Sweep specs: a TOML file, validated with pydantic and the policy registry, parsed as data only.
+
+A spec names instance sources (a versioned family with a count and a generator seed, a named
+instance such as ``intro``, or a mean-table file), policies (registry name, preset, parameters,
+optional label), horizons, seeds per instance, a noise model and a sweep seed::
+
+    sweep_seed = 0
+    seeds = 5                       # runs per instance
+    horizons = [1000, 2000, 5000]
+    noise = "gaussian:0.1"          # optional: default is each source's own noise
+
+    [[instances]]
+    family = "ltf-v1"
+    count = 10
+    generator_seed = 0
+    params = { t_sat_scale = 5000 }
+
+    [[policies]]
+    name = "cure-ucb"
+    preset = "ltf"
+
+    [[policies]]
+    name = "cure-ucb"
+    params = { sigma = 1.0 }
+    label = "cure-ucb[sigma=1]"
+
+Every mistake is a :class:`SpecError` whose one line names the key (``policies[2].params.eps``),
+the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
+from risingbandits.instances.families import FAMILIES, family_instance
+from risingbandits.instances.named import named_instance
+from risingbandits.policies import Policy, make_policy, policy_class
+
+SOURCE_KEYS = ("family", "named", "means_file")
+
+
+class SpecError(ValueError):
+    """A mistake in a sweep spec (one line: where, what, what is allowed)."""
+
+
+class _Strict(BaseModel):
+    """A spec table: unknown keys are errors that list the allowed keys."""
+
+    model_config = ConfigDict(frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if key not in cls.model_fields:
+                    raise ValueError(
+                        f"unknown key {key!r}: allowed keys are {', '.join(cls.model_fields)}"
+                    )
+        return data
+
+
+def _noise_text(value: str | None) -> str | None:
+    return None if value is None else str(Noise.parse(value))
+
+
+class InstanceSource(_Strict):
+    """One ``[[instances]]`` table: exactly one of ``family``, ``named``, ``means_file``."""
+
+    family: str | None = None
+    count: Annotated[int, Field(ge=1)] | None = None
+    generator_seed: Annotated[int, Field(ge=0)] | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    named: str | None = None
+    means_file: str | None = None
+    name: str | None = None
+    allow_decreasing: bool = False
+    noise: str | None = None
+
+    @field_validator("family")
+    @classmethod
+    def _family_known(cls, value: str | None) -> str | None:
+        if value is not None and value not in FAMILIES:
+            raise ValueError(f"family={value!r} is not allowed: use one of {', '.join(FAMILIES)}")
+        return value
+
+    _noise = field_validator("noise")(_noise_text)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> InstanceSource:
+        given = [k for k in SOURCE_KEYS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"give exactly one of {', '.join(SOURCE_KEYS)} (got {', '.join(given) or 'none'})"
+            )
+        only = {
+            "count": "family",
+            "generator_seed": "family",
+            "params": "family",
+            "name": "means_file",
+            "allow_decreasing": "means_file",
+        }
+        for key, owner in only.items():
+            if key in self.model_fields_set and getattr(self, owner) is None:
+                raise ValueError(f"{key} is only allowed with {owner}")
+        if self.family is not None:
+            for key in ("count", "generator_seed"):
+                if getattr(self, key) is None:
+                    raise ValueError(f"{key} is required with family (an integer)")
+            if not FAMILIES[self.family].random and self.count != 1:
+                raise ValueError(
+                    f"count={self.count} is not allowed: family {self.family} is not random, "
+                    "use count = 1"
+                )
+        return self
+
+
+class PolicyEntry(_Strict):
+    """One ``[[policies]]`` table; checked against the registry after parsing."""
+
+    name: str
+    preset: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    label: Annotated[str, Field(min_length=1)] | None = None
+
+
+class SweepModel(_Strict):
+    """The whole spec."""
+
+    description: str = ""
+    sweep_seed: Annotated[int, Field(ge=0)]
+    seeds: Annotated[int, Field(ge=1)]
+    horizons: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
+    noise: str | None = None
+    instances: Annotated[list[InstanceSource], Field(min_length=1)]
+    policies: Annotated[list[PolicyEntry], Field(min_length=1)]
+
+    @field_validator("horizons")
+    @classmethod
+    def _sorted_horizons(cls, value: list[int]) -> list[int]:
+        return sorted(set(value))
+
+    _noise = field_validator("noise")(_noise_text)
+
+
+@dataclass(frozen=True)
+class InstanceRef:
+    """A small, picklable description of one instance: workers rebuild the table from it.
+
+    ``kind`` is ``family``, ``named`` or ``file``; ``source`` the family name, the registered
+    name or the absolute path of the mean-table file; ``noise`` None means the source's default.
+    """
+
+    kind: str
+    id: str
+    source: str
+    index: int = 0
+    generator_seed: int = 0
+    params_json: str = "{}"
+    noise: str | None = None
+    allow_decreasing: bool = False
+
+    def build(self, horizon: int) -> RisingInstance:
+        """The instance with a mean table of length ``horizon``."""
+        noise = Noise.parse(self.noise) if self.noise is not None else None
+        if self.kind == "family":
+            params = json.loads(self.params_json)
+            return family_instance(
+                self.source, self.index, self.generator_seed, horizon, noise, **params
+            )
+        if self.kind == "named":
+            return named_instance(self.source, horizon, noise)
+        table, names = read_means_file(self.source)
+        table = np.asarray(table)
+        if table.ndim == 2 and table.shape[1] < horizon:
+            raise ValueError(
+                f"means file {self.source!r} has {table.shape[1]} pulls per arm: "
+                f"the largest horizon {horizon} is not allowed"
+            )
+        return from_means(
+            table[:, :horizon] if table.ndim == 2 else table,
+            noise,
+            name=self.id,
+            arm_names=names,
+            require_rising=not self.allow_decreasing,
+        )
+
+
+@dataclass(frozen=True)
+class PolicyRef:
+    """A configured policy of the sweep: its label and its resolved parameters (JSON)."""
+
+    label: str
+    name: str
+    params_json: str
+    uses_horizon: bool
+    reconstruction: bool
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(json.loads(self.params_json))
+
+    def build(self) -> Policy:
+        return make_policy(self.name, **self.params)
+
+
+@dataclass(frozen=True, eq=False)
+class Spec:
+    """A validated spec: the model, its text, its resolved instances and policies, its hash."""
+
+    model: SweepModel
+    text: str
+    base_dir: Path
+    instances: tuple[InstanceRef, ...]
+    policies: tuple[PolicyRef, ...]
+    input_hashes: tuple[tuple[str, str], ...]
+
+    @property
+    def horizons(self) -> tuple[int, ...]:
+        return tuple(self.model.horizons)
+
+    @property
+    def seeds(self) -> int:
+        return self.model.seeds
+
+    @property
+    def sweep_seed(self) -> int:
+        return self.model.sweep_seed
+
+    @cached_property
+    def hash(self) -> str:
+        """SHA-256 of the canonical spec: its values (not its formatting, comments or
+        description), each
+        policy as resolved (label, name, parameters after the preset) and the contents of its
+        mean-table files. Two specs with one hash run the same cells."""
+        canonical = {
+            "spec": self.model.model_dump(mode="json", exclude={"policies", "description"}),
+            "policies": [
+                {"label": p.label, "name": p.name, "params": p.params} for p in self.policies
+            ],
+            "inputs": dict(self.input_hashes),
+        }
+        text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out or "spec"
+
+
+def _validation_message(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] not in ("missing", "value_error") and "input" in first:
+        msg += f" (got {first['input']!r})"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{_loc(tuple(first['loc']))}: {msg}{more}"
+
+
+def _resolve_policy(i: int, entry: PolicyEntry) -> Policy:
+    where = f"policies[{i}]"
+    try:
+        cls = policy_class(entry.name)
+    except ValueError as exc:
+        raise SpecError(f"{where}.name: {exc}") from None
+    if entry.preset is not None and entry.preset not in cls.presets:
+        allowed = ", ".join(cls.presets) or "none"
+        raise SpecError(
+            f"{where}.preset: preset={entry.preset!r} is not allowed for {entry.name}: "
+            f"use one of {allowed}"
+        )
+    spec = {p.name: p for p in cls.params_spec}
+    params: dict[str, Any] = {}
+    for key, value in entry.params.items():
+        if key not in spec:
+            allowed = ", ".join(spec) or "none"
+            raise SpecError(
+                f"{where}.params.{key}: unknown parameter of {entry.name}: allowed are {allowed}"
+            )
+        try:
+            check = spec[key].parse if isinstance(value, str) else spec[key].validate
+            params[key] = check(entry.name, value)
+        except ValueError as exc:
+            raise SpecError(f"{where}.params.{key}: {exc}") from None
+    try:
+        return make_policy(entry.name, entry.preset, **params)
+    except ValueError as exc:
+        raise SpecError(f"{where}.params: {exc}") from None
+
+
+def _policy_refs(model: SweepModel) -> tuple[PolicyRef, ...]:
+    refs: list[PolicyRef] = []
+    used: dict[str, int] = {}
+    for i, entry in enumerate(model.policies):
+        policy = _resolve_policy(i, entry)
+        label = entry.label or entry.name
+        if label in used:
+            raise SpecError(
+                f"policies[{i}].label: {label!r} is already used by policies[{used[label]}]: "
+                'give each entry a distinct label (e.g. label = "cure-ucb[sigma=1]")'
+            )
+        used[label] = i
+        refs.append(
+            PolicyRef(
+                label,
+                entry.name,
+                json.dumps(policy.params, sort_keys=True),
+                policy.uses_horizon,
+                policy.reconstruction,
+            )
+        )
+    return tuple(refs)
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _source_refs(
+    src: InstanceSource, default_noise: str | None, base_dir: Path
+) -> list[InstanceRef]:
+    noise = src.noise or default_noise
+    if src.family is not None:
+        assert src.count is not None and src.generator_seed is not None
+        params = json.dumps(src.params, sort_keys=True)
+        return [
+            InstanceRef(
+                "family",
+                f"{src.family}/{src.generator_seed}/{j}",
+                src.family,
+                j,
+                src.generator_seed,
+                params,
+                noise,
+            )
+            for j in range(src.count)
+        ]
+    if src.named is not None:
+        # the id is the built instance's name: "ltf-v1" names instance "ltf-v1/0/0"
+        ident = named_instance(src.named, 1, None).name
+        return [InstanceRef("named", ident, src.named, noise=noise)]
+    assert src.means_file is not None
+    path = Path(src.means_file)
+    path = path if path.is_absolute() else base_dir / path
+    ident = src.name or path.stem
+    return [
+        InstanceRef(
+            "file", ident, str(path.resolve()), noise=noise, allow_decreasing=src.allow_decreasing
+        )
+    ]
+
+
+def _instance_refs(
+    model: SweepModel, base_dir: Path
+) -> tuple[tuple[InstanceRef, ...], tuple[tuple[str, str], ...]]:
+    refs: list[InstanceRef] = []
+    owner: dict[str, int] = {}
+    inputs: list[tuple[str, str]] = []
+    t_max = max(model.horizons)
+    for i, src in enumerate(model.instances):
+        allowed = FAMILIES[src.family].params if src.family is not None else ()
+        for key in src.params:
+            if key not in allowed:
+                raise SpecError(
+                    f"instances[{i}].params.{key}: unknown parameter of {src.family}: allowed "
+                    f"are {', '.join(allowed) or 'none'}"
+                )
+        try:
+            group = _source_refs(src, model.noise, base_dir)
+            group[0].build(t_max)  # checks files, family parameters and table length once
+        except ValueError as exc:
+            key = next(k for k in SOURCE_KEYS if getattr(src, k) is not None)
+            raise SpecError(f"instances[{i}].{key}: {exc}") from None
+        for ref in group:
+            if ref.id in owner:
+                raise SpecError(
+                    f"instances[{i}]: instance id {ref.id!r} also comes from "
+                    f"instances[{owner[ref.id]}]: every instance must appear once (use another "
+                    "generator_seed or name)"
+                )
+            owner[ref.id] = i
+        if src.means_file is not None:
+            inputs.append((src.means_file, _file_sha256(Path(group[0].source))))
+        refs.extend(group)
+    return tuple(refs), tuple(inputs)
+
+
+def parse_spec(text: str, base_dir: str | Path = ".") -> Spec:
+    """Validate a spec given as TOML text; relative ``means_file`` paths start at ``base_dir``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"spec is not valid TOML: {exc}") from None
+    try:
+        model = SweepModel.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(_validation_message(exc)) from None
+    base = Path(base_dir).resolve()
+    policies = _policy_refs(model)
+    instances, inputs = _instance_refs(model, base)
+    return Spec(model, text, base, instances, policies, inputs)
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file (data only: TOML, never evaluated or unpickled)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"spec file {str(p)!r} cannot be read: {exc.strerror}") from None
+    try:
+        return parse_spec(text, p.parent)
+    except SpecError as exc:
+        raise SpecError(f"{p.name}: {exc}") from None

@@ -1,0 +1,98 @@
+"""Executors: serial, local processes and a Dask LocalCluster give the same rows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from risingbandits.experiments import (
+    DaskExecutor,
+    MissingExtra,
+    ProcessExecutor,
+    SerialExecutor,
+    Store,
+    make_executor,
+    parse_spec,
+    run_sweep,
+)
+from test_experiments_spec import TINY
+
+SPEC = TINY.replace("seeds = 2", "seeds = 3")
+
+
+def rows_without_wall_time(path: Path) -> list[dict]:
+    rows = [r for p in Store(path).part_files() for r in pq.read_table(p).to_pylist()]
+    for r in rows:
+        assert r.pop("wall_time") > 0
+    return sorted(rows, key=lambda r: (r["instance"], r["policy"], r["horizon"], r["seed"]))
+
+
+@pytest.mark.slow
+def test_serial_processes_and_dask_give_identical_rows(tmp_path: Path) -> None:
+    spec = parse_spec(SPEC)
+    run_sweep(spec, tmp_path / "serial", executor="serial", target_steps=800)
+    run_sweep(spec, tmp_path / "processes", executor="processes", workers=2, target_steps=800)
+    dask = DaskExecutor(workers=2)
+    seen: list[tuple[str, str | None]] = []
+
+    def watch(done: int, total: int) -> None:
+        if done:  # called inside the executor's block
+            seen.append((dask.scheduler_address, dask.dashboard_link))
+
+    result = run_sweep(spec, tmp_path / "dask", executor=dask, progress=watch, target_steps=800)
+    # scheduler and dashboard bind to localhost only
+    assert seen and all(a.startswith("tcp://127.0.0.1:") for a, _ in seen)
+    assert all(link is None or "127.0.0.1" in link for _, link in seen)
+    assert result.tasks_run == result.tasks_total > 3
+    serial = rows_without_wall_time(tmp_path / "serial")
+    assert len(serial) == result.cells_total
+    assert rows_without_wall_time(tmp_path / "processes") == serial
+    assert rows_without_wall_time(tmp_path / "dask") == serial
+    names = {p.name for p in Store(tmp_path / "serial").part_files()}
+    assert names == {p.name for p in Store(tmp_path / "dask").part_files()}
+
+
+def test_make_executor_names_and_defaults() -> None:
+    assert isinstance(make_executor("serial"), SerialExecutor)
+    default = make_executor()
+    assert isinstance(default, ProcessExecutor) and default.workers >= 1
+    assert make_executor("processes", workers=3).workers == 3  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match=r"executor='threads' is not allowed: use one of serial"):
+        make_executor("threads")
+    with pytest.raises(ValueError, match=r"a scheduler address needs the dask executor"):
+        make_executor("serial", scheduler="tcp://127.0.0.1:8786")
+    with pytest.raises(ValueError, match=r"workers=0 is not allowed"):
+        make_executor("processes", workers=0)
+
+
+def test_a_scheduler_address_means_dask() -> None:
+    ex = make_executor(scheduler="tcp://127.0.0.1:1")
+    assert isinstance(ex, DaskExecutor) and ex.address == "tcp://127.0.0.1:1"
+
+
+def test_missing_dask_gives_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(MissingExtra, match=r"pip install risingbandits\[dask\]"):
+        make_executor("dask")
+
+
+def test_a_failing_task_stops_the_sweep_and_keeps_finished_parts(tmp_path: Path) -> None:
+    calls = []
+
+    class Flaky(SerialExecutor):
+        def imap_unordered(self, fn, items):  # type: ignore[no-untyped-def]
+            for k, item in enumerate(items):
+                calls.append(item.id)
+                if k == 2:
+                    raise RuntimeError("worker lost")
+                yield fn(item)
+
+    spec = parse_spec(SPEC)
+    with pytest.raises(RuntimeError, match="worker lost"):
+        run_sweep(spec, tmp_path / "s", executor=Flaky(), target_steps=800)
+    assert Store(tmp_path / "s").done_ids() == set(calls[:2])
+    result = run_sweep(spec, tmp_path / "s", executor="serial")
+    assert result.resumed and result.tasks_run == result.tasks_total - 2
