@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.instances.families import IMDB_ARMS
 from risingbandits.modelselect.curves import regenerate_curves
 from risingbandits.modelselect.features import RULE
@@ -87,14 +87,7 @@ def curves_imdb(
     n_workers = workers or os.cpu_count() or 1
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    with progress_bar() as bar:
         task = bar.add_task("runs", total=runs * len(specs))
         curves = regenerate_curves(
             bow,

@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+from rich.progress import TaskID
 from rich.table import Table
 
 from risingbandits.analysis import MeanCI, finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.instances import Noise, intro
 from risingbandits.policies import POLICIES, make_policy
 from risingbandits.simulate import simulate_horizons
@@ -55,14 +56,7 @@ def demo(
     ]
     curves: dict[str, dict[int, MeanCI]] = {}
     console = Console()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with progress_bar(console) as bar:
         for pol in policies:
             task = bar.add_task(pol.name, total=None)
 

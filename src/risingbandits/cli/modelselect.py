@@ -9,11 +9,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from risingbandits.cli.data import DEFAULT_LEARNERS, CacheDir, ImdbDir, Learners
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.modelselect.imdb_data import load_features
 from risingbandits.modelselect.learners import parse_learners
 from risingbandits.modelselect.live import (
@@ -66,15 +66,7 @@ def imdb(
         raise UserError(f"--seed={seed} is not allowed: use a non-negative integer")
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar(disable=as_json) as bar:
         task = bar.add_task(f"{policy} pulls", total=budget)
         result = run_live(
             bow,

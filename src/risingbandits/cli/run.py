@@ -9,10 +9,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from risingbandits.analysis import finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.named import instance_names, named_instance
 from risingbandits.policies import POLICIES, make_policy, parse_params
@@ -131,14 +131,7 @@ def run(
     if as_json or seeds == 1:
         res = simulate(inst, pol, horizon, seeds)
     else:
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
+        with progress_bar(console) as bar:
             task = bar.add_task(f"{policy} seeds", total=seeds)
             res = simulate(
                 inst, pol, horizon, seeds, progress=lambda d, n: bar.update(task, completed=d)
