@@ -47,7 +47,7 @@ def _kernel_for(state: types.Type) -> tuple[SelectFn, UpdateFn] | None:
 
 # Numba compares the overload's parameters with the implementation's, annotations included:
 # both are left unannotated.
-@overload(policy_select)
+@overload(policy_select, inline="always")
 def _select_overload(state, t, rng):
     kernel = _kernel_for(state)
     if kernel is None:
@@ -56,7 +56,7 @@ def _select_overload(state, t, rng):
     return lambda state, t, rng: select(state, t, rng)
 
 
-@overload(policy_update)
+@overload(policy_update, inline="always")
 def _update_overload(state, arm, reward, t, rng):
     kernel = _kernel_for(state)
     if kernel is None:
