@@ -1,11 +1,15 @@
-"""Shared plotting pieces: policy colours and regret-vs-horizon curves with 95% bands."""
+"""Shared plotting pieces: policy colours, regret-vs-horizon curves with 95% bands, bars with
+error bars and win-rate heat maps."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from risingbandits.analysis import MeanCI
 
@@ -23,26 +27,74 @@ POLICY_COLOURS: dict[str, str] = {
     "ser4": "#7f7f7f",
     "ucb1": "#000000",
 }
+DPI = 110
 
 
 def colour(policy: str) -> str:
-    return POLICY_COLOURS.get(policy, "#444444")
+    """The colour of a policy; a labelled variant (``cure-ucb[sigma=1]``) takes its base's."""
+    return POLICY_COLOURS.get(policy.split("[", 1)[0], "#444444")
 
 
 def plot_regret_curves(
-    ax: Axes, curves: Mapping[str, Mapping[int, MeanCI]], labels: Mapping[str, str] | None = None
+    ax: Axes,
+    curves: Mapping[str, Mapping[int, MeanCI]],
+    labels: Mapping[str, str] | None = None,
+    styles: Mapping[str, str] | None = None,
 ) -> None:
-    """Mean regret vs horizon T per policy, with shaded 95% confidence bands."""
+    """Mean regret vs horizon T per policy, with shaded 95% confidence bands.
+
+    ``labels`` maps a policy to its legend text, ``styles`` to a line style (default solid).
+    """
+    alpha = 0.2 if len(curves) <= 4 else 0.1
     for policy, by_t in curves.items():
         hs: Sequence[int] = sorted(by_t)
         mean = np.array([by_t[h].mean for h in hs])
         low = np.array([by_t[h].low for h in hs])
         high = np.array([by_t[h].high for h in hs])
         label = (labels or {}).get(policy, policy)
-        ax.plot(hs, mean, marker="o", ms=3, color=colour(policy), label=label)
+        style = (styles or {}).get(policy, "-")
+        ax.plot(hs, mean, style, marker="o", ms=3, color=colour(policy), label=label)
         if np.isfinite(low).all():
-            ax.fill_between(hs, low, high, color=colour(policy), alpha=0.2, linewidth=0)
+            ax.fill_between(hs, low, high, color=colour(policy), alpha=alpha, linewidth=0)
     ax.set_xlabel("horizon T")
     ax.set_ylabel("policy regret")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+
+
+def plot_ci_bars(
+    ax: Axes, values: Mapping[str, MeanCI], labels: Mapping[str, str], xlabel: str
+) -> None:
+    """Horizontal bars (one per policy, in the given order, top to bottom) with 95% error bars."""
+    names = list(values)
+    y = np.arange(len(names))[::-1]
+    means = np.array([values[p].mean for p in names])
+    lows = np.array([values[p].low for p in names])
+    highs = np.array([values[p].high for p in names])
+    err = np.vstack([means - lows, highs - means])
+    err = np.where(np.isfinite(err), err, 0.0)
+    ax.barh(y, means, xerr=err, color=[colour(p) for p in names], capsize=3, alpha=0.85)
+    ax.set_yticks(y, [labels.get(p, p) for p in names], fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.grid(alpha=0.3, axis="x")
+
+
+def plot_win_heatmap(ax: Axes, matrix: np.ndarray, names: Sequence[str]) -> None:
+    """Pairwise win rates in percent: row beats column (ties count 1/2); diagonal blank."""
+    shown = np.ma.masked_invalid(100.0 * matrix)
+    ax.imshow(shown, cmap="RdYlGn", vmin=0, vmax=100)
+    ticks = np.arange(len(names))
+    ax.set_xticks(ticks, names, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(ticks, names, fontsize=7)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if i != j and np.isfinite(matrix[i, j]):
+                ax.text(j, i, f"{100 * matrix[i, j]:.0f}", ha="center", va="center", fontsize=6)
+
+
+def save(fig: Figure, path: Path, dpi: int = DPI) -> Path:
+    """Write ``fig`` as PNG and close it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path

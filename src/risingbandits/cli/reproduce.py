@@ -1,0 +1,111 @@
+"""``risingbandits reproduce``: run the paper's experiments and write the reproduction report."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
+from risingbandits.experiments.executors import MissingExtra
+from risingbandits.reproduce import ReproduceResult
+from risingbandits.reproduce import reproduce as run_reproduction
+from risingbandits.reproduce.settings import TARGETS
+
+Target = StrEnum("Target", [(t, t) for t in TARGETS])  # type: ignore[misc]
+
+
+def _print_result(console: Console, result: ReproduceResult) -> None:
+    for s in result.sweeps:
+        state = "already done" if s.cells_run == 0 else f"{s.cells_run:,} cells run"
+        console.print(
+            f"{s.name}: {state} ({s.cells_total:,} cells) in {s.elapsed:.1f} s -> {s.path}"
+        )
+    if result.report is None:
+        return
+    table = Table(title="Claims vs our results")
+    table.add_column("#", justify="right")
+    table.add_column("claim")
+    table.add_column("verdict", no_wrap=True)
+    for c in result.claims:
+        table.add_row(str(c.number), c.claim, c.verdict)
+    console.print(table)
+    html = result.report.with_suffix(".html")
+    console.print(f"report: {result.report} and {html} ({result.elapsed:.1f} s in all)")
+
+
+@user_errors
+def reproduce(
+    target: Annotated[Target, typer.Argument(help="What to reproduce.")],
+    quick: Annotated[
+        bool, typer.Option(help="Small sizes (every figure, a first look; CI).")
+    ] = False,
+    out: Annotated[Path, typer.Option(help="Output directory (stores, figures, report).")] = Path(
+        "risingbandits-reproduction"
+    ),
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+    executor: Annotated[
+        ExecutorName | None,
+        typer.Option(help="serial | processes (default: all cores) | dask (local cluster)."),
+    ] = None,
+    report_only: Annotated[
+        bool, typer.Option(help="Run nothing: rewrite figures and report from the stores.")
+    ] = False,
+    overwrite: Annotated[
+        bool, typer.Option(help="Replace a report of another run (other size or specs).")
+    ] = False,
+) -> None:
+    """Reproduce the paper: intro (Fig. 1), ltf (Fig. 4), concave (Fig. 5), imdb (Figs. 6-7),
+    sensitivity, theory, or all; resumable, with report.md and a self-contained report.html."""
+    err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
+    with Progress(
+        TextColumn("{task.description:<24}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total, completed=done)
+            else:
+                bar.update(tasks[stage], completed=done)
+
+        try:
+            result = run_reproduction(
+                target.value,
+                out,
+                quick=quick,
+                executor=executor.value if executor else None,
+                workers=workers,
+                scheduler=scheduler,
+                progress=update,
+                report_only=report_only,
+                overwrite=overwrite,
+            )
+        except MissingExtra as exc:
+            raise UserError(str(exc)) from None
+        except KeyboardInterrupt:
+            err.print("interrupted: run the same command again to resume")
+            raise typer.Exit(130) from None
+    _print_result(err, result)

@@ -1,0 +1,200 @@
+"""Every figure of the reproduction, drawn from the stores' results into ``OUT/figures``.
+
+Each function writes one PNG (through :mod:`risingbandits.plots`) and returns it as a report
+block with its caption. Legends mark reconstructions with ``*`` (see the report's footnote).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from risingbandits.instances import RisingInstance
+from risingbandits.plots.bound import plot_bound_ratios
+from risingbandits.plots.imdb import plot_learning_curves
+from risingbandits.plots.intro import plot_figure1
+from risingbandits.plots.sensitivity import plot_across_levels, plot_curve_panels
+from risingbandits.plots.setting import plot_details, plot_examples, plot_overview
+from risingbandits.reproduce.data import Results
+from risingbandits.reproduce.document import Figure
+from risingbandits.reproduce.settings import FIGURE1_POLICIES
+from risingbandits.reproduce.theory_checks import BoundRow
+
+RECON_NOTE = "* = reconstruction (see footnote)."
+
+
+def labels_of(r: Results) -> dict[str, str]:
+    """Legend text of each policy (``*`` for a reconstruction)."""
+    return {p: r.name(p) for p in r.labels}
+
+
+def figure1(folder: Path, r: Results, instance: RisingInstance, dpi: int) -> Figure:
+    """Figure 1: the intro instance, CURE-UCB / R-ed-UCB / SW-UCB, then the other seven."""
+    curves = r.curves()
+    main = {p: curves[p] for p in FIGURE1_POLICIES}
+    others = {p: c for p, c in curves.items() if p not in FIGURE1_POLICIES}
+    path = plot_figure1(
+        instance, main, folder / "fig1-intro.png", others=others, labels=labels_of(r), dpi=dpi
+    )
+    n = r.regret[r.labels[0], r.horizons[0]].size
+    return Figure(
+        path,
+        f"Figure 1. (a) The intro instance; (b) regret vs T of CURE-UCB, R-ed-UCB and SW-UCB; "
+        f"(c) the seven other policies. Mean over {n} runs per T, 95% bands. {RECON_NOTE}",
+    )
+
+
+def overview(folder: Path, r: Results, setting: str, number: int, dpi: int) -> Figure:
+    """Figure 4 (LTF) or 5 (Concave): regret vs T and average ranks at 10,000 and 50,000."""
+    bars = [
+        (
+            f"average rank at T = {h:,}",
+            "average rank (1 = best)",
+            {p: r.rank_ci(p, h) for p in r.labels},
+        )
+        for h in (10_000, 50_000)
+        if h in r.rank_horizons
+    ]
+    n = r.regret[r.labels[0], r.horizons[0]].size
+    path = plot_overview(
+        r.curves(),
+        bars,
+        labels_of(r),
+        f"{setting}: {n} instances",
+        folder / f"fig{number}-{setting.lower()}.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"Figure {number}. {setting}: (a) mean regret vs T with 95% bands over {n} instances; "
+        f"(b, c) average rank (1 = best) at T = 10,000 and 50,000 with 95% error bars. "
+        f"{RECON_NOTE}",
+    )
+
+
+def details(folder: Path, r: Results, setting: str, dpi: int) -> Figure:
+    """Appendix F: regret with CIs and pairwise win rates at 10k, 30k and 50k."""
+    rows = [(h, {p: r.regret_ci(p, h) for p in r.labels}, r.wins[h]) for h in r.rank_horizons]
+    path = plot_details(
+        rows,
+        labels_of(r),
+        f"{setting}: regret and pairwise win rates",
+        folder / f"figF-{setting.lower()}.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"Appendix F ({setting}). Left: mean regret with 95% CIs; right: pairwise win rate in % "
+        f"(row beats column on a unit, ties count 1/2) at T = "
+        f"{', '.join(f'{h:,}' for h in r.rank_horizons)}. {RECON_NOTE}",
+    )
+
+
+def examples(
+    folder: Path, instances: Sequence[RisingInstance], setting: str, marks: Sequence[int], dpi: int
+) -> Figure:
+    path = plot_examples(
+        instances,
+        marks,
+        f"{setting}: example instances",
+        folder / f"figA-{setting.lower()}-examples.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"Appendix A ({setting}). The first {len(instances)} instances of the family (not "
+        "chosen): expected reward of each arm against its pull count.",
+    )
+
+
+def imdb_curves(folder: Path, instance: RisingInstance, dpi: int) -> Figure:
+    path = plot_learning_curves(instance, folder / "fig6-imdb-curves.png", dpi)
+    return Figure(
+        path,
+        "Figure 6. IMDB: (a) the 7 learners' expected reward (accuracy on the next review) per "
+        "pull; (b) the average reward of each fixed learner over T rounds (the highest is the "
+        "best fixed arm).",
+    )
+
+
+def imdb_regret(folder: Path, r: Results, dpi: int) -> Figure:
+    last = r.horizons[-1]
+    bars = [
+        (f"regret at T = {last:,}", "policy regret", {p: r.regret_ci(p, last) for p in r.labels})
+    ]
+    n = r.regret[r.labels[0], last].size
+    path = plot_overview(
+        r.curves(), bars, labels_of(r), f"IMDB: {n} runs", folder / "fig7-imdb-regret.png", dpi
+    )
+    return Figure(
+        path,
+        f"Figure 7. IMDB (Bernoulli rewards): (a) mean regret vs T over {n} runs, 95% bands; "
+        f"(b) regret at T = {last:,} with 95% error bars. {RECON_NOTE}",
+    )
+
+
+def noise_panel(
+    folder: Path,
+    levels: Sequence[str],
+    by_level: Mapping[str, Results],
+    horizons: Sequence[int],
+    dpi: int,
+) -> Figure:
+    first = by_level[levels[0]]
+    panels = []
+    for h in horizons:
+        for metric, ylabel in (("regret", "mean regret"), ("rank", "average rank")):
+            values = {p: {lv: by_level[lv].ci(p, h, metric) for lv in levels} for p in first.labels}
+            panels.append((f"{ylabel} at T = {h:,}", values))
+    path = plot_across_levels(
+        levels,
+        panels,
+        labels_of(first),
+        "LTF: sensitivity to the noise model",
+        folder / "sens-noise.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        "Sensitivity: LTF with noise none, Gaussian sigma = 0.05, 0.1 (the main setting), 0.2 and "
+        f"Bernoulli rewards; mean regret and average rank with 95% error bars. {RECON_NOTE}",
+    )
+
+
+def variants(
+    folder: Path,
+    panels: Sequence[tuple[str, Results, Sequence[str]]],
+    name: str,
+    caption: str,
+    dpi: int,
+) -> Figure:
+    """Regret vs T of parameter variants (dashed and dotted) beside their defaults (solid)."""
+    styles = ("--", ":", "-.")
+    drawn = []
+    labels: dict[str, str] = {}
+    for title, r, shown in panels:
+        variant = [p for p in shown if "[" in p]
+        drawn.append((title, r.curves(shown), {p: styles[k % 3] for k, p in enumerate(variant)}))
+        labels |= labels_of(r)
+    path = plot_curve_panels(drawn, labels, folder / f"{name}.png", dpi)
+    return Figure(path, caption)
+
+
+def bound(folder: Path, rows: Mapping[str, Sequence[BoundRow]], dpi: int) -> Figure:
+    series = {
+        setting: {
+            h: [(row.bound, row.regret) for row in rs if row.horizon == h]
+            for h in sorted({row.horizon for row in rs})
+        }
+        for setting, rs in rows.items()
+    }
+    path = plot_bound_ratios(series, folder / "theory-bound.png", dpi)
+    ratio = [row.regret / row.bound for rs in rows.values() for row in rs]
+    return Figure(
+        path,
+        "Thm. 5.4: (a) the regret bound divided by T (best q, eps = 1/4, sigma = 0.1), median "
+        "and range over instances, against the trivial bound 1; (b) CURE-UCB's measured regret "
+        f"divided by the bound (median {float(np.median(ratio)):.3f}).",
+    )

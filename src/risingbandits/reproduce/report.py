@@ -1,0 +1,175 @@
+"""The reproduction report: ``report.md``, a self-contained ``report.html`` and ``report.json``.
+
+Everything is read from the stores in ``OUT`` (and the kept theory checks), so the report can be
+regenerated at any time and comes out the same. ``report.json`` records which stores (spec hashes)
+and which size the report was made from: a report of another run is never replaced silently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from risingbandits import __version__
+from risingbandits.analysis.summary import RECONSTRUCTION_NOTE
+from risingbandits.experiments.store import Store
+from risingbandits.instances import intro
+from risingbandits.instances.families import PAPER_HORIZON
+from risingbandits.plots.common import DPI
+from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
+from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
+from risingbandits.reproduce.sections.common import Context
+from risingbandits.reproduce.sections.paper import (
+    bound_params,
+    claims_section,
+    family_section,
+    imdb_section,
+    intro_section,
+    method_section,
+)
+from risingbandits.reproduce.sections.sensitivity import noise_section, sigma_section
+from risingbandits.reproduce.sections.theory import theory_section
+from risingbandits.reproduce.settings import Size, sweeps
+from risingbandits.reproduce.theory_checks import bound_rows
+
+REPORT_MD, REPORT_HTML, REPORT_JSON = "report.md", "report.html", "report.json"
+FIGURES = "figures"
+TITLE = 'Reproduction of "Rising Multi-Armed Bandits with Known Horizons" (CURE-UCB)'
+
+
+class ReportError(ValueError):
+    """The report cannot be written as asked (another run's report is in the way)."""
+
+
+# -- which stores ------------------------------------------------------------------------------
+
+
+def complete_stores(out: Path, size: Size) -> tuple[dict[str, Path], list[str]]:
+    """Complete stores of ``size`` in ``out`` by sweep name, and names of incomplete ones."""
+    done, partial = {}, []
+    for name, d in sweeps(size).items():
+        path = out / d.store_name(size)
+        if not Store(path).exists():
+            continue
+        if Store(path).status().complete:
+            done[name] = path
+        else:
+            partial.append(name)
+    return done, partial
+
+
+def identity(stores: dict[str, Path], size: Size) -> dict[str, Any]:
+    return {
+        "size": size.name,
+        "stores": {name: Store(p).manifest().spec_hash for name, p in sorted(stores.items())},
+    }
+
+
+def check_replaceable(out: Path, new: dict[str, Any] | None, overwrite: bool) -> None:
+    """Refuse to replace a report of another run: another size, or a store with another spec.
+    A report of a subset of the same stores (an earlier target) may be replaced."""
+    if overwrite or not (out / REPORT_MD).exists():
+        return
+    where = out / REPORT_MD
+    try:
+        old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ReportError(
+            f"{where} exists and is not a reproduction report: choose another --out or pass "
+            "--overwrite"
+        ) from None
+    if new is None:
+        return
+    same = old.get("size") == new["size"] and all(
+        new["stores"].get(k) == v for k, v in old.get("stores", {}).items()
+    )
+    if not same:
+        raise ReportError(
+            f"{where} is the report of another run ({old.get('size')} size, stores "
+            f"{', '.join(old.get('stores', {}))}): choose another --out or pass --overwrite"
+        )
+
+
+def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
+    """Refuse before any work when ``out`` holds a report that is not a reproduction report
+    or one of another size (the spec hashes are compared when the report is written)."""
+    check_replaceable(out, None, overwrite)  # the JSON is readable when the report exists
+    if overwrite or not (out / REPORT_MD).exists():
+        return
+    old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]["size"]
+    if old != size.name:
+        raise ReportError(
+            f"{out / REPORT_MD} is the report of a {old} run; this is a {size.name} run: choose "
+            "another --out or pass --overwrite"
+        )
+
+
+# -- assembling and writing --------------------------------------------------------------------
+
+
+def build(
+    out: Path, size: Size, theory: dict[str, Any] | None, dpi: int
+) -> tuple[list[Block], list[ClaimResult], dict[str, Any]]:
+    """The report's blocks, the claims and the report's identity, from the stores in ``out``."""
+    stores, partial = complete_stores(out, size)
+    ctx = Context(size, stores, out / FIGURES, dpi)
+    ctx.figures.mkdir(parents=True, exist_ok=True)
+    ev = Evidence(theory=theory)
+    body: list[Block] = []
+    for name in ("intro", "ltf", "concave", "imdb"):
+        if name in stores:
+            ev.results[name] = ctx.results(name)
+    if "intro" in ev.results:
+        body += intro_section(ctx, ev.results["intro"])
+        r = ev.results["intro"]
+        ev.bounds["intro"] = bound_rows(
+            [intro(PAPER_HORIZON)],
+            {h: r.per_instance(CURE, h) for h in r.horizons},
+            **bound_params("ltf-v1"),
+        )
+    for number, setting in ((4, "ltf"), (5, "concave")):
+        if setting in ev.results:
+            blocks, rows = family_section(ctx, setting, ev.results[setting], number)
+            body += blocks
+            ev.bounds[setting] = rows
+    if "imdb" in ev.results:
+        body += imdb_section(ctx, ev.results["imdb"])
+    sensitivity = noise_section(ctx) + sigma_section(ctx)
+    if sensitivity:
+        body += [Heading(2, "Sensitivity panel"), *sensitivity]
+    if theory is not None or ev.bounds:
+        body += theory_section(ctx, theory, ev.bounds, ev.results.get("intro"))
+    claims = judge_all(ev)
+    head: list[Block] = [
+        Heading(1, TITLE),
+        Para(
+            f"risingbandits {__version__}, size {size.name}. Generated by `risingbandits "
+            "reproduce`; every number below is read from the result stores listed under "
+            '"How this report was made".'
+        ),
+    ]
+    footer: list[Block] = [Heading(2, "Footnotes"), Para(RECONSTRUCTION_NOTE + ".")]
+    blocks = [*head, *claims_section(claims), *method_section(ctx, partial), *body, *footer]
+    return blocks, claims, identity(stores, size)
+
+
+def write_report(
+    out: Path, size: Size, theory: dict[str, Any] | None, *, overwrite: bool = False, dpi: int = DPI
+) -> tuple[Path, list[ClaimResult]]:
+    """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``."""
+    stores, _ = complete_stores(out, size)
+    if not stores and theory is None:
+        raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
+    check_replaceable(out, identity(stores, size), overwrite)
+    blocks, claims, ident = build(out, size, theory, dpi)
+    (out / REPORT_MD).write_text(to_markdown(blocks, out), encoding="utf-8")
+    (out / REPORT_HTML).write_text(to_html(blocks, TITLE), encoding="utf-8")
+    payload = {
+        "identity": ident,
+        "library_version": __version__,
+        "claims": [asdict(c) for c in claims],
+    }
+    (out / REPORT_JSON).write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    return out / REPORT_MD, claims

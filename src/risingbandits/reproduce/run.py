@@ -1,0 +1,152 @@
+"""Run a reproduction: the target's sweeps through the engine, the theory checks, the report.
+
+>>> reproduce("all", "reproduction-quick", quick=True)  # doctest: +SKIP
+
+Stores go to ``OUT/<sweep>-<size>`` (e.g. ``OUT/ltf-full``), so a full and a quick run never
+share a store and running a target again resumes it (a finished store computes nothing). One
+worker pool serves every sweep of the run (started only when some task is left). The library
+prints nothing: ``progress(stage, done, total)`` is called with the sweep name and its cells,
+or with ``"theory"`` and ``"report"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from risingbandits.experiments.executors import Executor, make_executor
+from risingbandits.experiments.spec import parse_spec
+from risingbandits.experiments.sweep import run_sweep
+from risingbandits.plots.common import DPI
+from risingbandits.reproduce.claims import ClaimResult
+from risingbandits.reproduce.report import check_before_run, write_report
+from risingbandits.reproduce.settings import FULL, QUICK, THEORY_TARGETS, target_sweeps
+from risingbandits.reproduce.theory_checks import load_or_run_theory
+
+T = TypeVar("T")
+R = TypeVar("R")
+Progress = Callable[[str, int, int], None]
+
+
+class _LentExecutor:
+    """One executor lent to several sweeps: started on first use, closed by its owner; a sweep
+    entering or leaving it changes nothing (so kernels are loaded once per worker)."""
+
+    def __init__(self, make: Callable[[], Executor], stack: ExitStack) -> None:
+        self._make, self._stack = make, stack
+        self._inner: Executor | None = None
+
+    def __enter__(self) -> _LentExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        if self._inner is None:
+            self._inner = self._stack.enter_context(self._make())
+        return self._inner.imap_unordered(fn, items)
+
+
+@contextmanager
+def shared_executor(
+    kind: str | None, workers: int | None, scheduler: str | None
+) -> Iterator[_LentExecutor]:
+    """An executor for the whole reproduction (checked now, started on first use)."""
+    executor = make_executor(kind, workers, scheduler)  # bad arguments fail before any work
+    with ExitStack() as stack:
+        yield _LentExecutor(lambda: executor, stack)
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """What one sweep of the reproduction did."""
+
+    name: str
+    path: Path
+    resumed: bool
+    cells_run: int
+    cells_total: int
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class ReproduceResult:
+    """What :func:`reproduce` did: sweeps, the report (None with ``report=False``), claims."""
+
+    out: Path
+    size: str
+    sweeps: tuple[SweepRun, ...]
+    report: Path | None
+    claims: tuple[ClaimResult, ...]
+    elapsed: float
+
+    @property
+    def cells_run(self) -> int:
+        return sum(s.cells_run for s in self.sweeps)
+
+
+def reproduce(
+    target: str,
+    out: str | Path,
+    *,
+    quick: bool = False,
+    executor: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    report: bool = True,
+    report_only: bool = False,
+    overwrite: bool = False,
+    dpi: int = DPI,
+) -> ReproduceResult:
+    """Run ``target`` (``intro``, ``ltf``, ``concave``, ``imdb``, ``sensitivity``, ``theory``
+    or ``all``) into ``out`` and write the report of every finished store there.
+
+    ``report_only`` runs nothing and only rewrites the figures and the report from the stores;
+    ``overwrite`` allows replacing the report of another run (another size or other specs).
+    """
+    start = time.perf_counter()
+    size = QUICK if quick else FULL
+    folder = Path(out)
+    defs = target_sweeps(target, size)
+    check_before_run(folder, size, overwrite)
+    runs: list[SweepRun] = []
+    if not report_only:
+        folder.mkdir(parents=True, exist_ok=True)
+        with shared_executor(executor, workers, scheduler) as pool:
+            for d in defs:
+                spec = parse_spec(d.spec_text(size))
+                step = None if progress is None else _stage(progress, d.name)
+                res = run_sweep(spec, folder / d.store_name(size), executor=pool, progress=step)
+                runs.append(
+                    SweepRun(
+                        d.name, res.path, res.resumed, res.cells_run, res.cells_total, res.elapsed
+                    )
+                )
+    compute_theory = target in THEORY_TARGETS and not report_only
+    if progress is not None and compute_theory:
+        progress("theory", 0, 1)
+    theory = load_or_run_theory(
+        folder / f"theory-{size.name}.json", size.dominance_instances, compute_theory
+    )
+    path: Path | None = None
+    claims: list[ClaimResult] = []
+    if report:
+        if progress is not None:
+            progress("report", 0, 1)
+        path, claims = write_report(folder, size, theory, overwrite=overwrite, dpi=dpi)
+    return ReproduceResult(
+        folder, size.name, tuple(runs), path, tuple(claims), time.perf_counter() - start
+    )
+
+
+def _stage(progress: Progress, name: str) -> Callable[[int, int], None]:
+    def update(done: int, total: int) -> None:
+        progress(name, done, total)
+
+    return update

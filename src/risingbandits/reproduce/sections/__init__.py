@@ -1,0 +1,1 @@
+"""The sections of the reproduction report (one module per part)."""

@@ -1,0 +1,74 @@
+"""Pieces shared by the report's sections: the context (stores, figure folder) and tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from risingbandits.reproduce.claims import ci_text
+from risingbandits.reproduce.data import Results, load_results, read_rows
+from risingbandits.reproduce.document import Table
+from risingbandits.reproduce.settings import Size
+
+
+@dataclass
+class Context:
+    """Where the report reads its stores and writes its figures."""
+
+    size: Size
+    stores: dict[str, Path]
+    figures: Path
+    dpi: int
+
+    _rows: dict[Path, pa.Table] = field(default_factory=dict)
+
+    def rows(self, store: Path) -> pa.Table:
+        """A store's rows, read once."""
+        if store not in self._rows:
+            self._rows[store] = read_rows(store)
+        return self._rows[store]
+
+    def results(self, *names: str, labels: Sequence[str] | None = None) -> Results:
+        """Results of the stores ``names`` (together), of ``labels`` or every policy."""
+        return load_results([self.stores[n] for n in names], labels, rows=self.rows)
+
+
+def num(x: float, digits: int = 0) -> str:
+    """``x`` with thousands separators, or ``-`` when it is not finite."""
+    return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
+
+
+def per_horizon_table(
+    r: Results, horizons: Sequence[int], metric: str = "regret", labels: Sequence[str] = ()
+) -> Table:
+    """Policies (``labels``, default all) as rows, horizons as columns: mean [95% CI] of regret
+    or average rank."""
+    digits = 0 if metric == "regret" else 2
+    return Table(
+        ("policy", *(f"T={h:,}" for h in horizons)),
+        tuple(
+            (r.name(p), *(ci_text(r.ci(p, h, metric), digits) for h in horizons)) for p in r.labels
+        ),
+    )
+
+
+def win_table(r: Results, horizon: int) -> Table:
+    """The win-rate matrix at ``horizon`` in percent (rows and columns numbered alike)."""
+    w = r.wins[horizon]
+    names = [r.name(p) for p in w.policies]
+    rows = tuple(
+        (
+            f"{i + 1} {name}",
+            *("-" if i == j else num(100 * float(w.matrix[i, j])) for j in range(len(names))),
+        )
+        for i, name in enumerate(names)
+    )
+    return Table(
+        ("row beats column (%)", *(str(j + 1) for j in range(len(names)))),
+        rows,
+        f"Win rates at T = {horizon:,} over {w.units} units (ties count 1/2)",
+    )

@@ -1,0 +1,127 @@
+"""``risingbandits reproduce all --quick`` end to end: every figure, the report in Markdown and
+self-contained HTML, one claims row per claim, resuming computes nothing, refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from risingbandits.cli import app
+from risingbandits.experiments import Store, parse_spec
+from risingbandits.experiments.plan import make_plan
+from risingbandits.reproduce import CLAIMS, VERDICTS, ReportError, reproduce
+from risingbandits.reproduce.settings import QUICK, sweeps
+from test_experiments_spec import TINY
+
+runner = CliRunner()
+FIGURES = (
+    "fig1-intro",
+    "fig4-ltf",
+    "fig5-concave",
+    "fig6-imdb-curves",
+    "fig7-imdb-regret",
+    "figA-ltf-examples",
+    "figA-concave-examples",
+    "figF-ltf",
+    "figF-concave",
+    "sens-noise",
+    "sens-sigma",
+    "theory-bound",
+)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory, imdb_curves_dir: Path) -> Path:
+    out = tmp_path_factory.mktemp("reproduce") / "out"
+    result = runner.invoke(
+        app, ["reproduce", "all", "--quick", "--out", str(out), "--workers", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def imdb_curves_dir() -> Path:  # module scope for the module fixture above
+    from conftest import IMDB_CURVES
+
+    if not (IMDB_CURVES / "curves.npz").is_file():
+        pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES}")
+    return IMDB_CURVES
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", path
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+def test_every_figure_is_a_plausible_png(quick: Path) -> None:
+    for name in FIGURES:
+        path = quick / "figures" / f"{name}.png"
+        width, height = png_size(path)
+        assert width >= 600 and height >= 300, (name, width, height)
+        assert 20_000 < path.stat().st_size < 1_000_000, name
+
+
+def test_markdown_report_links_every_figure_and_has_one_claims_row_per_claim(quick: Path) -> None:
+    md = (quick / "report.md").read_text()
+    for name in FIGURES:
+        assert f"](figures/{name}.png)" in md, name
+    section = md.split("## Claims vs our results", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [int(r.split("|")[1]) for r in rows] == [c.number for c in CLAIMS]
+    for row in rows:
+        verdict = row.rstrip(" |").rsplit("|", 1)[1].strip().strip("*")
+        assert verdict in VERDICTS, row
+    assert "reconstruction" in md and "ti-ucb*" in md and "red-ae*" in md
+    claims = json.loads((quick / "report.json").read_text())["claims"]
+    assert [c["verdict"] for c in claims] == [
+        r.rstrip(" |").rsplit("|", 1)[1].strip().strip("*") for r in rows
+    ]
+
+
+def test_html_report_is_self_contained(quick: Path) -> None:
+    page = (quick / "report.html").read_text()
+    sources = re.findall(r'\ssrc="([^"]*)"', page)
+    assert len(sources) == len(FIGURES)
+    assert all(s.startswith("data:image/png;base64,") for s in sources)
+    assert not re.search(r'href="(?!#)', page) and "<link" not in page
+    assert page.count("<tr>") > 50 and "Claims vs our results" in page
+
+
+def test_running_again_computes_nothing_and_rewrites_the_same_report(quick: Path) -> None:
+    parts = {p: p.stat().st_mtime_ns for p in quick.glob("*/parts/*.parquet")}
+    before = (quick / "report.md").read_text()
+    result = reproduce("all", quick, quick=True, workers=2)
+    assert result.cells_run == 0 and all(s.resumed for s in result.sweeps)
+    assert len(result.sweeps) == len(sweeps(QUICK))
+    assert {p: p.stat().st_mtime_ns for p in quick.glob("*/parts/*.parquet")} == parts
+    assert (quick / "report.md").read_text() == before
+
+
+def test_a_full_run_into_a_quick_report_is_refused_before_any_work(quick: Path) -> None:
+    result = runner.invoke(app, ["reproduce", "ltf", "--out", str(quick)])
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "quick run" in lines[0]
+    assert not (quick / "ltf-full").exists()
+
+
+def test_a_store_of_another_spec_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    other = parse_spec(TINY)
+    Store(tmp_path / "intro-quick").create(other, make_plan(other))
+    with pytest.raises(ValueError, match="holds a sweep of another spec"):
+        reproduce("intro", tmp_path, quick=True, executor="serial")
+
+
+def test_a_foreign_report_is_not_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "report.md").write_text("my notes\n")
+    with pytest.raises(ReportError, match="is not a reproduction report"):
+        reproduce("theory", tmp_path, quick=True)
+    assert (tmp_path / "report.md").read_text() == "my notes\n"
