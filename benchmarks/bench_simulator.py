@@ -52,7 +52,7 @@ def online_rate(policy: rb.Policy, instance: rb.RisingInstance, horizon: int) ->
     noise, key = instance.noise, reward_key(0)
     counts = np.zeros(instance.n_arms, np.int64)
     policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=noise.proxy)
-    policy.select()  # warm-up of the compiled entry points
+    policy.update(policy.select(), 0.5)  # warm-up of the compiled entry points
     policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=noise.proxy)
     start = time.perf_counter()
     for _ in range(horizon):

@@ -11,8 +11,12 @@ import pytest
 import risingbandits as rb
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("RISINGBANDITS_SHARED_DATA", REPO.parent / "shared" / "data"))
-IMDB_CURVES = SHARED_DATA / "imdb-learning-curves"
+# The same place the library looks (risingbandits.instances.families.default_curves_dir).
+IMDB_CURVES = Path(
+    os.environ.get(
+        "RISINGBANDITS_IMDB_CURVES", REPO.parent / "shared" / "data" / "imdb-learning-curves"
+    )
+)
 
 
 def random_ltf(

@@ -141,3 +141,33 @@ def test_demo_writes_figure_and_refuses_overwrite(tmp_path: Path) -> None:
     assert set(table["regret"]["cure-ucb"]) == {str(t) for t in range(5000, 50001, 5000)}
     again = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+def test_run_imdb_with_curves_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from risingbandits.instances.families import IMDB_ARMS
+
+    monkeypatch.setenv("RISINGBANDITS_IMDB_CURVES", str(tmp_path / "unset"))  # restored after
+    n = np.arange(1, 201)
+    curves = {arm: 0.5 + 0.4 * (1 - np.exp(-n / (50 * (i + 1)))) for i, arm in enumerate(IMDB_ARMS)}
+    np.savez(tmp_path / "curves.npz", **curves)
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--instance",
+            "imdb-v1",
+            "--curves",
+            str(tmp_path),
+            "--horizon",
+            "200",
+            "--seeds",
+            "2",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["arm_names"] == list(IMDB_ARMS) and data["noise"] == "bernoulli"
+    assert data["optimal_value"] == pytest.approx(max(c.sum() for c in curves.values()))
+    bad = runner.invoke(app, ["run", "--instance", "imdb-v1", "--curves", str(tmp_path / "no")])
+    assert bad.exit_code == 2 and "holds no curves.npz" in bad.stderr

@@ -22,6 +22,7 @@ from rich.table import Table
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
 from risingbandits.experiments.executors import MissingExtra
+from risingbandits.instances.families import use_curves_dir
 from risingbandits.reproduce import ReproduceResult
 from risingbandits.reproduce import reproduce as run_reproduction
 from risingbandits.reproduce.settings import TARGETS
@@ -69,9 +70,18 @@ def reproduce(
     overwrite: Annotated[
         bool, typer.Option(help="Replace a report of another run (other size or specs).")
     ] = False,
+    curves: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the IMDB learning curves (curves.npz); default "
+            "../shared/data/imdb-learning-curves or $RISINGBANDITS_IMDB_CURVES."
+        ),
+    ] = None,
 ) -> None:
     """Reproduce the paper: intro (Fig. 1), ltf (Fig. 4), concave (Fig. 5), imdb (Figs. 6-7),
     sensitivity, theory, or all; resumable, with report.md and a self-contained report.html."""
+    if curves is not None:
+        use_curves_dir(curves)
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
     with Progress(
         TextColumn("{task.description:<24}"),

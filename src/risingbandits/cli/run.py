@@ -14,6 +14,7 @@ from risingbandits.analysis import finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import progress_bar
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
+from risingbandits.instances.families import use_curves_dir
 from risingbandits.instances.named import instance_names, named_instance
 from risingbandits.policies import POLICIES, make_policy, parse_params
 from risingbandits.simulate import SimulationResult, simulate
@@ -115,6 +116,10 @@ def run(
     preset: Annotated[
         str | None, typer.Option(help="Named parameter preset of the policy (ltf, concave, imdb).")
     ] = None,
+    curves: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the IMDB learning curves for --instance imdb-v1."),
+    ] = None,
     allow_decreasing: Annotated[
         bool, typer.Option(help="Accept a --means table that decreases (real learning curves).")
     ] = False,
@@ -123,6 +128,8 @@ def run(
     """Simulate one policy on one instance for several seeds: regret ± 95% CI, pulls per arm."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
+    if curves is not None:
+        use_curves_dir(curves)
     noise_model = Noise.parse(noise) if noise is not None else None
     inst = load_instance(instance, means, horizon, noise_model, allow_decreasing)
     pol = make_policy(policy, preset=preset, **parse_params(policy, param or []))

@@ -124,11 +124,27 @@ def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any
 
 
 def default_curves_dir() -> Path:
-    """``$RISINGBANDITS_IMDB_CURVES`` or the shared data folder beside the project."""
+    """``$RISINGBANDITS_IMDB_CURVES``, else the shared data folder beside the project.
+
+    "Beside the project" is ``../shared/data/imdb-learning-curves`` seen from the source tree
+    (editable installs) or from the working directory (a regular install run from the project).
+    """
     env = os.environ.get("RISINGBANDITS_IMDB_CURVES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[4] / "shared" / "data" / "imdb-learning-curves"
+    relative = Path("shared") / "data" / "imdb-learning-curves"
+    candidates = [Path(__file__).resolve().parents[4] / relative, Path.cwd().parent / relative]
+    return next((c for c in candidates if (c / "curves.npz").is_file()), candidates[0])
+
+
+def use_curves_dir(folder: str | Path) -> Path:
+    """Make ``folder`` the default IMDB curves folder of this process and of the processes it
+    starts (``$RISINGBANDITS_IMDB_CURVES``), so sweep specs stay free of local paths."""
+    path = Path(folder).expanduser().resolve()
+    if not (path / "curves.npz").is_file():
+        raise ValueError(f"--curves={str(folder)!r} is not allowed: {path} holds no curves.npz")
+    os.environ["RISINGBANDITS_IMDB_CURVES"] = str(path)
+    return path
 
 
 def read_curves(curves_dir: str | Path | None = None, arms: tuple[str, ...] = IMDB_ARMS) -> tuple:
