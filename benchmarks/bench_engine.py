@@ -32,6 +32,7 @@ import pyarrow as pa
 from risingbandits.analysis.summary import summarize
 from risingbandits.experiments import Store, make_plan, parse_spec, run_seed, run_sweep
 from risingbandits.experiments.worker import ROW_SCHEMA, load_instance
+from risingbandits.reproduce.settings import PAPER_POLICIES
 from risingbandits.simulate import simulate_horizons
 
 OVERHEAD_SPEC = """
@@ -62,18 +63,6 @@ name = "ucb1"
 """
 
 CLI = "from risingbandits.cli import main; main()"
-POLICIES_10 = (
-    "cure-ucb",
-    "red-ucb",
-    "et-swgts",
-    "ti-ucb",
-    "red-ae",
-    "sw-ucb",
-    "sw-kl-ucb",
-    "sw-ts",
-    "rexp3",
-    "ser4",
-)
 
 
 def bare(spec_text: str) -> float:
@@ -114,7 +103,7 @@ def overhead(repeats: int) -> None:
 
 def synthetic_store(path: Path, n_rows: int) -> int:
     """The paper's LTF spec with enough seeds for ``n_rows`` rows; random regrets."""
-    cells_per_seed = 100 * len(POLICIES_10) * 10
+    cells_per_seed = 100 * len(PAPER_POLICIES) * 10
     seeds = max(1, n_rows // cells_per_seed)
     text = (Path(__file__).resolve().parents[1] / "examples" / "ltf-paper.toml").read_text()
     spec = parse_spec(text.replace("seeds = 1\n", f"seeds = {seeds}\n", 1))

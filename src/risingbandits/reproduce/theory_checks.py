@@ -60,14 +60,7 @@ def run_theory_checks(instances: int) -> dict[str, Any]:
         "search": {
             "instances": sum(report.instances.values()),
             "cases": report.tried,
-            "by_family": {
-                f: {
-                    "instances": report.instances[f],
-                    "cases": report.cases[f],
-                    "violations": sum(v.family == f for v in report.violations),
-                }
-                for f in report.instances
-            },
+            "by_family": report.by_family(),
             "violations": len(report.violations),
             "paper_scale_violations": len(paper_scale),
             "max_excess": max((float(v.case.excess) for v in report.violations), default=0.0),

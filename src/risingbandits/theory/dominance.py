@@ -236,20 +236,24 @@ class SearchReport:
         """Number of (instance, horizon) cases checked."""
         return sum(self.cases.values())
 
+    def by_family(self) -> dict[str, dict[str, int]]:
+        """Instances, cases and violations of each search family."""
+        return {
+            f: {
+                "instances": self.instances[f],
+                "cases": self.cases[f],
+                "violations": sum(v.family == f for v in self.violations),
+            }
+            for f in FAMILIES
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "max_horizon": self.max_horizon,
             "instances": sum(self.instances.values()),
             "cases": self.tried,
-            "by_family": {
-                f: {
-                    "instances": self.instances[f],
-                    "cases": self.cases[f],
-                    "violations": sum(v.family == f for v in self.violations),
-                }
-                for f in FAMILIES
-            },
+            "by_family": self.by_family(),
             "violations": [
                 {
                     "family": v.family,
