@@ -104,3 +104,10 @@ def helper(fn: F) -> F:
     which otherwise dominates a step.
     """
     return cast(F, numba.njit(nogil=True, inline="always")(fn))
+
+
+def vectorising_helper(fn: F) -> F:
+    """``numba.njit`` with NumPy's error model, not inlined: no zero-division checks in its
+    loops, so LLVM can vectorise them (same IEEE results). For numeric inner loops (the IMDB
+    learners); inlining would compile it with its caller's error model instead."""
+    return cast(F, numba.njit(nogil=True, error_model="numpy")(fn))

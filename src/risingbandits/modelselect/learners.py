@@ -31,14 +31,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from risingbandits._jit import jit
+from risingbandits._jit import jit, vectorising_helper
 
 KIND_LR = 0
 KIND_OGD = 1
@@ -50,15 +48,6 @@ ADAM_LR = 1e-3
 ADAM_BETA1 = 0.9
 ADAM_BETA2 = 0.999
 ADAM_EPS = 1e-8
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def helper(fn: F) -> F:
-    """``numba.njit`` with NumPy's error model: no zero-division checks in the loops, so the
-    Adam update vectorises (results are the same IEEE operations)."""
-    return cast(F, numba.njit(nogil=True, error_model="numpy")(fn))
-
 
 _NAME = re.compile(r"^(lr|ogd)_([0-9.eE+-]+)$|^nn_([0-9]+(?:-[0-9]+)*)$")
 NAME_RULE = "lr_<alpha>, ogd_<beta> or nn_<h1>-<h2>-..., e.g. lr_0.003, ogd_0.1, nn_2-2"
@@ -190,7 +179,7 @@ def new_state(spec: LearnerSpec, n_features: int, rng: np.random.Generator) -> L
     )
 
 
-@helper
+@vectorising_helper
 def _sigmoid(z: float) -> float:
     if z >= 0.0:
         return 1.0 / (1.0 + math.exp(-z))
@@ -198,12 +187,12 @@ def _sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
-@helper
+@vectorising_helper
 def _clip(p: float) -> float:
     return min(max(p, CLIP), 1.0 - CLIP)
 
 
-@helper
+@vectorising_helper
 def _linear_prob(
     state: LearnerState, indptr: np.ndarray, ind: np.ndarray, val: np.ndarray, row: int
 ) -> float:
@@ -213,7 +202,7 @@ def _linear_prob(
     return _clip(_sigmoid(s))
 
 
-@helper
+@vectorising_helper
 def _linear_train(
     state: LearnerState,
     indptr: np.ndarray,
@@ -235,7 +224,7 @@ def _linear_train(
             w[ind[k]] = min(max(w[ind[k]] - step * val[k], -OGD_BOX), OGD_BOX)
 
 
-@helper
+@vectorising_helper
 def _mlp_forward(
     state: LearnerState, indptr: np.ndarray, ind: np.ndarray, val: np.ndarray, row: int
 ) -> float:
@@ -271,7 +260,7 @@ def _mlp_forward(
     return p
 
 
-@helper
+@vectorising_helper
 def _mlp_train(
     state: LearnerState,
     indptr: np.ndarray,
@@ -322,7 +311,7 @@ def _mlp_train(
         w[q] -= lr * m[q] / (math.sqrt(v[q]) + ADAM_EPS)
 
 
-@helper
+@vectorising_helper
 def _predict(
     state: LearnerState, indptr: np.ndarray, ind: np.ndarray, val: np.ndarray, row: int
 ) -> tuple[float, float]:
@@ -336,7 +325,7 @@ def _predict(
     return _clip(raw), raw
 
 
-@helper
+@vectorising_helper
 def pull(
     state: LearnerState,
     indptr: np.ndarray,
