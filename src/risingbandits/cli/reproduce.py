@@ -8,18 +8,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import TaskID
 from rich.table import Table
 
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
 from risingbandits.experiments.executors import MissingExtra
 from risingbandits.instances.families import use_curves_dir
@@ -83,16 +76,7 @@ def reproduce(
     if curves is not None:
         use_curves_dir(curves)
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
-    with Progress(
-        TextColumn("{task.description:<24}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    ) as bar:
+    with progress_bar(err, description_width=24) as bar:
         tasks: dict[str, TaskID] = {}
 
         def update(stage: str, done: int, total: int) -> None:

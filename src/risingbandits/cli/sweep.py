@@ -12,16 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import ProgressColumn, TaskID
 from rich.progress import Task as BarTask
 from rich.table import Column, Table
 from rich.text import Text
@@ -30,6 +21,7 @@ from risingbandits.analysis.ranks import RankRow
 from risingbandits.analysis.stats import MeanCI
 from risingbandits.analysis.summary import RegretRow, Summary, summarize
 from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.progress import progress_bar
 from risingbandits.experiments.executors import MissingExtra
 from risingbandits.experiments.store import Store
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
@@ -79,19 +71,9 @@ class CellRate(ProgressColumn):
 
 
 @contextmanager
-def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
+def cells_progress(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
     """A bar with cells done / total, cells/s and ETA; yields the engine's progress callback."""
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        CellRate(table_column=Column(no_wrap=True, min_width=16)),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with progress_bar(console, CellRate(table_column=Column(no_wrap=True, min_width=16))) as bar:
         task: list[TaskID] = []
 
         def update(done: int, total: int) -> None:
@@ -110,7 +92,7 @@ def _execute(
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
     store = Store(directory)
     try:
-        with progress_bar(err, "cells") as update:
+        with cells_progress(err, "cells") as update:
             result = start(update)
     except MissingExtra as exc:
         raise UserError(str(exc)) from None
