@@ -7,11 +7,9 @@ means. Resampling runs in batches so memory stays bounded for large samples.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from risingbandits.analysis.stats import MeanCI
+from risingbandits.analysis.stats import MeanCI, no_interval, sample
 
 BATCH_VALUES = 2_000_000
 
@@ -24,13 +22,11 @@ def bootstrap_ci(
         raise ValueError(f"level={level} is not allowed: use a number in (0, 1)")
     if n_resamples < 1:
         raise ValueError(f"n_resamples={n_resamples} is not allowed: use an integer >= 1")
-    x = np.asarray(values, dtype=np.float64).ravel()
+    x = sample(values, "bootstrap_ci")
     n = int(x.size)
-    if n == 0:
-        raise ValueError("bootstrap_ci needs at least one value")
-    mean = float(x.mean())
     if n < 2:
-        return MeanCI(mean, math.nan, math.nan, n)
+        return no_interval(x)
+    mean = float(x.mean())
     rng = np.random.default_rng(seed)
     means = np.empty(n_resamples)
     batch = max(1, BATCH_VALUES // n)

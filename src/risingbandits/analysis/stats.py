@@ -23,15 +23,26 @@ class MeanCI:
         return (self.high - self.low) / 2.0
 
 
+def sample(values: np.ndarray, who: str) -> np.ndarray:
+    """``values`` as a flat float array; at least one value (``who`` names the caller)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size == 0:
+        raise ValueError(f"{who} needs at least one value")
+    return x
+
+
+def no_interval(x: np.ndarray) -> MeanCI:
+    """The mean of a single value, with NaN bounds."""
+    return MeanCI(float(x.mean()), math.nan, math.nan, int(x.size))
+
+
 def mean_ci(values: np.ndarray, level: float = 0.95) -> MeanCI:
     """Mean +- t_{n-1, (1+level)/2} x s / sqrt(n)."""
-    x = np.asarray(values, dtype=np.float64).ravel()
+    x = sample(values, "mean_ci")
     n = int(x.size)
-    if n == 0:
-        raise ValueError("mean_ci needs at least one value")
-    mean = float(x.mean())
     if n < 2:
-        return MeanCI(mean, math.nan, math.nan, n)
+        return no_interval(x)
+    mean = float(x.mean())
     half = float(stats.t.ppf((1.0 + level) / 2.0, n - 1) * x.std(ddof=1) / math.sqrt(n))
     return MeanCI(mean, mean - half, mean + half, n)
 
