@@ -25,7 +25,6 @@ import numpy as np
 
 import risingbandits as rb
 from risingbandits.policies import POLICIES, make_policy
-from risingbandits.rewards import draw_reward
 from risingbandits.seeding import reward_key
 
 
@@ -49,18 +48,16 @@ def compiled_rate(
 
 
 def online_rate(policy: rb.Policy, instance: rb.RisingInstance, horizon: int) -> float:
-    noise, key = instance.noise, reward_key(0)
+    key = reward_key(0)
     counts = np.zeros(instance.n_arms, np.int64)
-    policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=noise.proxy)
+    policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=instance.noise_proxy)
     policy.update(policy.select(), 0.5)  # warm-up of the compiled entry points
-    policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=noise.proxy)
+    policy.reset(instance.n_arms, horizon, seed=0, noise_proxy=instance.noise_proxy)
     start = time.perf_counter()
     for _ in range(horizon):
         arm = policy.select()
         counts[arm] += 1
-        policy.update(
-            arm, draw_reward(instance.means, noise.code, noise.sigma, key, arm, int(counts[arm]))
-        )
+        policy.update(arm, instance.reward(key, arm, int(counts[arm])))
     return horizon / (time.perf_counter() - start)
 
 

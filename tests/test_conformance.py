@@ -10,7 +10,6 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy, policy_from_dict
-from risingbandits.rewards import draw_reward
 from risingbandits.seeding import reward_key
 
 NAMES = sorted(POLICIES)
@@ -29,7 +28,7 @@ def online_arms(
     for _ in range(horizon):
         arm = policy.select()
         pulls[arm] += 1
-        x = draw_reward(instance.means, noise.code, noise.sigma, key, arm, int(pulls[arm]))
+        x = instance.reward(key, arm, int(pulls[arm]))
         policy.update(arm, x)
         arms.append(arm)
     return arms

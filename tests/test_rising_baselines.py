@@ -293,7 +293,10 @@ def test_red_ae_eliminates_when_the_spec_criterion_holds() -> None:
     assert res.arms is not None
     key, code = reward_key(3), instance.noise.code
     x = [
-        [draw_reward(means, code, 0.1, key, arm, n) for n in range(1, horizon + 1)]
+        [
+            draw_reward(means, code, 0.1, np.zeros((0, 0)), key, arm, n)
+            for n in range(1, horizon + 1)
+        ]
         for arm in (0, 1)
     ]
     log_term = math.log(2 * 2 * horizon / delta)

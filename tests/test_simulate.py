@@ -14,6 +14,8 @@ from risingbandits.seeding import reward_key
 
 MASK = (1 << 64) - 1
 
+NO_TABLE = np.zeros((0, 0))
+
 
 def _mix(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
@@ -33,10 +35,14 @@ def test_hashed_uniform_matches_python_reference() -> None:
 def test_reward_distributions() -> None:
     means = np.full((1, 20_000), 0.3)
     key = reward_key(0)
-    g = np.array([draw_reward(means, NOISE_GAUSSIAN, 0.2, key, 0, n) for n in range(1, 20_001)])
+    g = np.array(
+        [draw_reward(means, NOISE_GAUSSIAN, 0.2, NO_TABLE, key, 0, n) for n in range(1, 20_001)]
+    )
     assert abs(g.mean() - 0.3) < 4 * 0.2 / math.sqrt(20_000)
     assert abs(g.std() - 0.2) < 0.01
-    b = np.array([draw_reward(means, NOISE_BERNOULLI, 0.0, key, 0, n) for n in range(1, 20_001)])
+    b = np.array(
+        [draw_reward(means, NOISE_BERNOULLI, 0.0, NO_TABLE, key, 0, n) for n in range(1, 20_001)]
+    )
     assert set(np.unique(b)) == {0.0, 1.0}
     assert abs(b.mean() - 0.3) < 4 * math.sqrt(0.21 / 20_000)
 
@@ -65,9 +71,7 @@ def test_common_random_numbers_across_policies() -> None:
         key = reward_key(4)
         for arm in res.arms[0]:
             counts[arm] += 1
-            rewards[(int(arm), counts[arm])] = draw_reward(
-                inst.means, inst.noise.code, inst.noise.sigma, key, int(arm), counts[arm]
-            )
+            rewards[(int(arm), counts[arm])] = inst.reward(key, int(arm), counts[arm])
         runs.append(rewards)
     shared = set(runs[0]) & set(runs[1])
     assert len(shared) > 50
@@ -82,7 +86,7 @@ def test_realised_reward_is_sum_of_drawn_rewards() -> None:
     total = 0.0
     for arm in res.arms[0]:
         counts[arm] += 1
-        total += draw_reward(inst.means, 1, 0.1, reward_key(7), int(arm), counts[arm])
+        total += inst.reward(reward_key(7), int(arm), counts[arm])
     assert res.reward[0] == pytest.approx(total)
     assert res.regret[0] == pytest.approx(
         inst.oracle.value(300) - inst.oracle.collected(res.pulls[0])

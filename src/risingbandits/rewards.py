@@ -7,7 +7,8 @@ pulls, in any process. Noise models (DECISIONS.md row 14):
 
 * ``none``: the reward is the mean itself;
 * ``gaussian``: mean + sigma * N(0, 1) (Box-Muller on two hashed uniforms), not clipped;
-* ``bernoulli``: 1 with probability mean, else 0.
+* ``bernoulli``: 1 with probability mean, else 0;
+* ``curve-std``: mean + noise_std[arm, pull - 1] * N(0, 1) (a standard deviation per pull).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from risingbandits._jit import jit
 NOISE_NONE = 0
 NOISE_GAUSSIAN = 1
 NOISE_BERNOULLI = 2
+NOISE_CURVE_STD = 3
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -46,14 +48,24 @@ def hashed_uniform(key: np.uint64, arm: int, pull: int, sub: int) -> float:
 
 @jit
 def draw_reward(
-    means: np.ndarray, noise_kind: int, noise_sigma: float, key: np.uint64, arm: int, pull: int
+    means: np.ndarray,
+    noise_kind: int,
+    noise_sigma: float,
+    noise_std: np.ndarray,
+    key: np.uint64,
+    arm: int,
+    pull: int,
 ) -> float:
-    """Reward of the ``pull``-th pull (1-based) of ``arm``: mean ``means[arm, pull - 1]``."""
+    """Reward of the ``pull``-th pull (1-based) of ``arm``: mean ``means[arm, pull - 1]``.
+
+    ``noise_std`` is the instance's table of standard deviations (read by ``curve-std`` only).
+    """
     mu = means[arm, pull - 1]
-    if noise_kind == NOISE_GAUSSIAN:
+    if noise_kind in (NOISE_GAUSSIAN, NOISE_CURVE_STD):
+        sd = noise_sigma if noise_kind == NOISE_GAUSSIAN else noise_std[arm, pull - 1]
         u1 = hashed_uniform(key, arm, pull, 0)
         u2 = hashed_uniform(key, arm, pull, 1)
-        return mu + noise_sigma * math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+        return mu + sd * math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
     if noise_kind == NOISE_BERNOULLI:
         return 1.0 if hashed_uniform(key, arm, pull, 0) <= mu else 0.0
     return mu

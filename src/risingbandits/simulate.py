@@ -33,6 +33,7 @@ def _run(
     means: np.ndarray,
     noise_kind: int,
     noise_sigma: float,
+    noise_std: np.ndarray,
     key: np.uint64,
     horizon: int,
     rng: np.random.Generator,
@@ -51,7 +52,7 @@ def _run(
         if arm < 0 or arm >= n_arms:
             raise ValueError("policy kernel returned an invalid arm")
         counts[arm] += 1
-        reward = draw_reward(means, noise_kind, noise_sigma, key, arm, counts[arm])
+        reward = draw_reward(means, noise_kind, noise_sigma, noise_std, key, arm, counts[arm])
         total += reward
         policy_update(state, arm, reward, t, rng)
         if record:
@@ -175,12 +176,13 @@ def simulate(
     cp_reward = np.zeros((n_seeds, len(cps)))
     noise = instance.noise
     for s, seed in enumerate(seed_list):
-        state = policy.init_state(n_arms, horizon, noise.proxy)
+        state = policy.init_state(n_arms, horizon, instance.noise_proxy)
         reward[s] = _run(
             state,
             instance.means,
             noise.code,
             noise.sigma,
+            instance.noise_table,
             reward_key(seed),
             horizon,
             policy_generator(seed),

@@ -266,7 +266,7 @@ def bound(
     if out.exists() and not overwrite:
         raise UserError(f"{out} already exists: pass --overwrite to replace it or choose --out")
     inst = _bound_instance(instance, ltf_b, ltf_t_sat, hs[-1], noise)
-    sig = inst.noise.proxy if sigma is None else sigma
+    sig = inst.noise_proxy if sigma is None else sigma
     curve = bounds.bound_curve(inst, hs, eps, sig, qs)
     policy = make_policy("cure-ucb", eps=eps, sigma=sig)
     with Console(stderr=True).status(f"simulating CURE-UCB on {inst.name}..."):

@@ -72,6 +72,29 @@ def validate_means(
     return table
 
 
+_EMPTY_TABLE = np.zeros((0, 0))
+_EMPTY_TABLE.setflags(write=False)
+
+
+def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only float64 table of standard deviations of ``shape``, finite and >= 0."""
+    try:
+        table = np.array(std, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("noise_std must be a numeric 2-D array (arms x pulls)") from None
+    if table.shape != shape:
+        raise ValueError(f"noise_std has shape {table.shape}: use the shape of means, {shape}")
+    bad = ~np.isfinite(table) | (table < 0.0)
+    if bad.any():
+        arm, pull = np.argwhere(bad)[0]
+        raise ValueError(
+            f"noise_std[arm {arm}, pull {pull + 1}] = {table[arm, pull]} is not allowed: "
+            "use a finite number >= 0"
+        )
+    table.setflags(write=False)
+    return table
+
+
 @dataclass(frozen=True)
 class ArmConcavity:
     """Concavity of one arm: how often its increments grow (Assumption 3.1 is violated)."""
@@ -107,7 +130,12 @@ class ConcavityReport:
 
 @dataclass(frozen=True, eq=False)
 class RisingInstance:
-    """K arms, a mean table ``means[i, n - 1]`` for n = 1..T_max, and a noise model."""
+    """K arms, a mean table ``means[i, n - 1]`` for n = 1..T_max, and a noise model.
+
+    ``noise_std`` (optional, same shape as ``means``) is a standard deviation per pull, e.g. the
+    spread of a learning curve across data splits; the noise model ``curve-std`` draws Gaussian
+    rewards with it, and any other noise model ignores it.
+    """
 
     means: np.ndarray
     noise: Noise = field(default_factory=Noise)
@@ -115,6 +143,7 @@ class RisingInstance:
     arm_names: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
     require_rising: bool = True
+    noise_std: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(n) for n in self.arm_names)
@@ -125,6 +154,13 @@ class RisingInstance:
         object.__setattr__(self, "arm_names", names)
         if not isinstance(self.noise, Noise):
             raise ValueError(f"noise={self.noise!r} is not allowed: use a risingbandits Noise")
+        if self.noise_std is not None:
+            object.__setattr__(self, "noise_std", _validate_std(self.noise_std, table.shape))
+        if self.noise.kind == "curve-std" and self.noise_std is None:
+            raise ValueError(
+                f"noise=curve-std is not allowed for instance {self.name!r}: it has no table of "
+                "standard deviations per pull (noise_std); use gaussian[:SIGMA], bernoulli or none"
+            )
 
     @property
     def n_arms(self) -> int:
@@ -134,6 +170,34 @@ class RisingInstance:
     def max_horizon(self) -> int:
         """Largest horizon this table supports (pulls per arm in the table)."""
         return int(self.means.shape[1])
+
+    @property
+    def noise_proxy(self) -> float:
+        """Sub-Gaussian proxy of the rewards (``sigma="auto"``): the noise model's, or the
+        largest standard deviation of the table for ``curve-std``."""
+        if self.noise.kind == "curve-std":
+            assert self.noise_std is not None
+            return float(self.noise_std.max())
+        return self.noise.proxy
+
+    @property
+    def noise_table(self) -> np.ndarray:
+        """The table the compiled reward draw reads: ``noise_std``, or an empty 2-D array."""
+        if self.noise.kind == "curve-std" and self.noise_std is not None:
+            return self.noise_std
+        return _EMPTY_TABLE
+
+    def reward(self, key: np.uint64, arm: int, pull: int) -> float:
+        """The counter-based reward of the ``pull``-th pull (1-based) of ``arm`` in the run with
+        reward key ``key`` (:func:`risingbandits.seeding.reward_key`): exactly what the compiled
+        simulator draws, for driving an online policy by hand."""
+        from risingbandits.rewards import draw_reward
+
+        return float(
+            draw_reward(
+                self.means, self.noise.code, self.noise.sigma, self.noise_table, key, arm, pull
+            )
+        )
 
     @cached_property
     def oracle(self) -> Oracle:
@@ -145,7 +209,13 @@ class RisingInstance:
     def with_noise(self, noise: Noise) -> RisingInstance:
         """The same means with another noise model."""
         return RisingInstance(
-            self.means, noise, self.name, self.arm_names, self.meta, self.require_rising
+            self.means,
+            noise,
+            self.name,
+            self.arm_names,
+            self.meta,
+            self.require_rising,
+            self.noise_std,
         )
 
     def concavity_report(self) -> ConcavityReport:

@@ -5,11 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from risingbandits.rewards import NOISE_BERNOULLI, NOISE_GAUSSIAN, NOISE_NONE
+from risingbandits.rewards import NOISE_BERNOULLI, NOISE_CURVE_STD, NOISE_GAUSSIAN, NOISE_NONE
 
-NoiseKind = Literal["gaussian", "bernoulli", "none"]
-_CODES = {"none": NOISE_NONE, "gaussian": NOISE_GAUSSIAN, "bernoulli": NOISE_BERNOULLI}
+NoiseKind = Literal["gaussian", "bernoulli", "none", "curve-std"]
+_CODES = {
+    "none": NOISE_NONE,
+    "gaussian": NOISE_GAUSSIAN,
+    "bernoulli": NOISE_BERNOULLI,
+    "curve-std": NOISE_CURVE_STD,
+}
 DEFAULT_SIGMA = 0.1
+ALLOWED = "gaussian[:SIGMA], bernoulli, none or curve-std"
 
 
 @dataclass(frozen=True)
@@ -17,7 +23,9 @@ class Noise:
     """How an observed reward scatters around its mean.
 
     ``gaussian`` (sigma, default 0.1 for synthetic instances), ``bernoulli`` (reward ~
-    Bernoulli(mean)) or ``none`` (the reward is the mean).
+    Bernoulli(mean)), ``none`` (the reward is the mean) or ``curve-std`` (Gaussian whose standard
+    deviation on the n-th pull of arm i is ``noise_std[i, n - 1]`` of the instance, e.g. the
+    spread of a learning curve across data splits; only for instances that carry that table).
     """
 
     kind: NoiseKind = "gaussian"
@@ -25,9 +33,7 @@ class Noise:
 
     def __post_init__(self) -> None:
         if self.kind not in _CODES:
-            raise ValueError(
-                f"noise kind={self.kind!r} is not allowed: use gaussian[:SIGMA], bernoulli or none"
-            )
+            raise ValueError(f"noise kind={self.kind!r} is not allowed: use {ALLOWED}")
         if self.kind == "gaussian" and not (self.sigma >= 0 and self.sigma < float("inf")):
             raise ValueError(f"noise sigma={self.sigma!r} is not allowed: use a finite sigma >= 0")
         if self.kind != "gaussian":
@@ -35,7 +41,7 @@ class Noise:
 
     @classmethod
     def parse(cls, text: str) -> Noise:
-        """``"gaussian"``, ``"gaussian:0.2"``, ``"bernoulli"`` or ``"none"``."""
+        """``"gaussian"``, ``"gaussian:0.2"``, ``"bernoulli"``, ``"none"`` or ``"curve-std"``."""
         kind, _, arg = text.strip().partition(":")
         kind = kind.lower()
         if kind == "gaussian":
@@ -48,9 +54,9 @@ class Noise:
                     f"noise={text!r} is not allowed: the sigma of gaussian:SIGMA must be a number"
                 ) from None
             return cls("gaussian", sigma)
-        if kind in ("bernoulli", "none") and not arg:
+        if kind in ("bernoulli", "none", "curve-std") and not arg:
             return cls(kind)  # type: ignore[arg-type]
-        raise ValueError(f"noise={text!r} is not allowed: use gaussian[:SIGMA], bernoulli or none")
+        raise ValueError(f"noise={text!r} is not allowed: use {ALLOWED}")
 
     @property
     def code(self) -> int:
@@ -59,9 +65,12 @@ class Noise:
 
     @property
     def proxy(self) -> float:
-        """Sub-Gaussian proxy of the noise: sigma, 0.5 for Bernoulli rewards, 0 for none."""
+        """Sub-Gaussian proxy of the noise: sigma, 0.5 for Bernoulli rewards, 0 for none; for
+        ``curve-std`` it depends on the table, see ``RisingInstance.noise_proxy``."""
         if self.kind == "gaussian":
             return self.sigma
+        if self.kind == "curve-std":
+            raise ValueError("noise curve-std has no fixed proxy: use instance.noise_proxy")
         return 0.5 if self.kind == "bernoulli" else 0.0
 
     def __str__(self) -> str:
