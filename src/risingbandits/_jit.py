@@ -106,6 +106,13 @@ def helper(fn: F) -> F:
     return cast(F, numba.njit(nogil=True, inline="always")(fn))
 
 
+def called_helper(fn: F) -> F:
+    """``numba.njit`` for helpers called rarely from a hot loop (e.g. a recommendation at a
+    checkpoint): compiled into their callers as a call, not inlined, which keeps the caller's
+    loop simple."""
+    return cast(F, numba.njit(nogil=True)(fn))
+
+
 def vectorising_helper(fn: F) -> F:
     """``numba.njit`` with NumPy's error model, not inlined: no zero-division checks in its
     loops, so LLVM can vectorise them (same IEEE results). For numeric inner loops (the IMDB
