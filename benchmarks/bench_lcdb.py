@@ -48,7 +48,12 @@ def _run(cache: Path) -> dict[str, float]:
     env = {**os.environ, "RISINGBANDITS_CACHE_DIR": str(cache)}
     env.pop("RISINGBANDITS_LCDB_DIR", None)
     out = subprocess.run(
-        [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", CHILD],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
     )
     return dict(json.loads(out.stdout))
 
