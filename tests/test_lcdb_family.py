@@ -74,6 +74,7 @@ def test_family_instance_is_the_members_curves(lcdb_dir: Path) -> None:
             lambda: generate("lcdb-v1", 7, horizon=10),
             "count=7 is not allowed: family lcdb-v1 has 6 instances, use a count from 1 to 6",
         ),
+        (lambda: generate("ltf-v1", 0, horizon=10), "count=0 is not allowed: use a count >= 1"),
         (
             lambda: generate("lcdb-v1", 6, horizon=2049),
             "horizon=2049 is not allowed for the first 6 instances of lcdb-v1: the shortest",

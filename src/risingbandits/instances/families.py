@@ -298,13 +298,15 @@ def check_request(name: str, count: int, seed: int, horizon: int, **params: Any)
     full horizon of one of them (one line naming the value and what is allowed)."""
     size = family_size(name, seed, **params)
     if count < 1 or (size is not None and count > size):
-        allowed = (
-            ">= 1" if size is None else "count = 1" if size == 1 else f"a count from 1 to {size}"
-        )
-        has = "" if size is None else f" has {size} instance{'s' if size != 1 else ''},"
-        raise ValueError(
-            f"count={count} is not allowed: family {name}{_where(params)}{has} use {allowed}"
-        )
+        if size is None:
+            allowed = "use a count >= 1"
+        elif size == 1:
+            allowed = f"family {name}{_where(params)} has 1 instance, use count = 1"
+        else:
+            allowed = (
+                f"family {name}{_where(params)} has {size} instances, use a count from 1 to {size}"
+            )
+        raise ValueError(f"count={count} is not allowed: {allowed}")
     members = family(name).members
     fulls = [m.get("full_horizon") for m in members(seed, params)[:count]] if members else []
     limit = min((f for f in fulls if f is not None), default=None)
