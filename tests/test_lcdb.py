@@ -110,7 +110,7 @@ def _no_lcdb(monkeypatch: pytest.MonkeyPatch) -> None:
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.delenv("RISINGBANDITS_LCDB_DIR", raising=False)
-    monkeypatch.setattr(lcdb_table.importlib.metadata, "distribution", missing)
+    monkeypatch.setattr(lcdb_table, "distribution", missing)
 
 
 def test_missing_package_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,11 +28,11 @@ LCDB); its cache goes to ``lcdb/dir-<hash of the folder>``.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import os
 import tempfile
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +76,8 @@ def lcdb_source() -> LcdbSource:
         key = "dir-" + hashlib.sha256(str(folder).encode()).hexdigest()[:16]
         return LcdbSource(folder, f"LCDB files in {folder}", key)
     try:
-        dist = importlib.metadata.distribution("lcdb")
-    except importlib.metadata.PackageNotFoundError:
+        dist = distribution("lcdb")
+    except PackageNotFoundError:
         raise MissingExtra(
             f"LCDB learning curves need the lcdb package, which is not installed: {INSTALL}"
         ) from None
