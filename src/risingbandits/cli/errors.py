@@ -8,6 +8,8 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
+from risingbandits.extras import MissingExtra
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -22,13 +24,14 @@ def fail(message: str) -> NoReturn:
 
 
 def user_errors(fn: F) -> F:
-    """Turn ``ValueError`` / ``UserError`` / missing files raised by a command into :func:`fail`."""
+    """Turn ``ValueError`` / ``UserError`` / missing files / missing optional dependencies
+    raised by a command into :func:`fail`."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (ValueError, UserError, FileNotFoundError) as exc:
+        except (ValueError, UserError, FileNotFoundError, MissingExtra) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     return wrapper  # type: ignore[return-value]

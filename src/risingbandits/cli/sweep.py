@@ -22,9 +22,9 @@ from risingbandits.analysis.stats import MeanCI
 from risingbandits.analysis.summary import RegretRow, Summary, summarize
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import progress_bar
-from risingbandits.experiments.executors import MissingExtra
 from risingbandits.experiments.store import Store
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
+from risingbandits.extras import MissingExtra
 
 app = typer.Typer(
     help="Experiment sweeps: a TOML spec run into a resumable results directory, then summarised.",
