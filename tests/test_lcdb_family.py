@@ -49,7 +49,9 @@ def test_learner_draw_depends_on_seed_and_data_set_only(lcdb_dir: Path) -> None:
 def test_family_instance_is_the_members_curves(lcdb_dir: Path) -> None:
     inst = family_instance("lcdb-v1", 1, seed=0, horizon=300, split="test")
     member = lcdb_v1_members(0, {"split": "test"})[1]
-    assert inst.name == "lcdb-v1/0/1" and inst.noise.kind == "curve-std"
+    place = _ids("all").index(member["openml_id"])  # named by its place in the whole family
+    assert inst.name == f"lcdb-v1/0/{place}" and inst.noise.kind == "curve-std"
+    assert family_instance("lcdb-v1", place, seed=0, horizon=300).meta == inst.meta
     assert inst.meta["openml_id"] == member["openml_id"] and inst.meta["split"] == "test"
     assert inst.meta["family"] == "lcdb-v1" and inst.meta["pull_size"] == 1
     assert inst.meta["full_horizon"] == member["full_horizon"]
@@ -119,9 +121,17 @@ params = { sigma = "auto" }
 """
 
 
+def _places(split: str) -> list[str]:
+    return [f"lcdb-v1/0/{_ids('all').index(i)}" for i in _ids(split)]
+
+
 def test_spec_lists_the_split_and_refuses_too_many(lcdb_dir: Path) -> None:
     spec = parse_spec(SPEC.replace("COUNT", "3"))
-    assert [r.id for r in spec.instances] == ["lcdb-v1/0/0", "lcdb-v1/0/1", "lcdb-v1/0/2"]
+    assert [r.id for r in spec.instances] == _places("dev")
+    test_half = '\n[[instances]]\nfamily = "lcdb-v1"\ncount = 3\ngenerator_seed = 0\n'
+    both = SPEC.replace("COUNT", "3") + test_half + 'params = { split = "test" }\n'
+    ids = [r.id for r in parse_spec(both).instances]  # one spec may hold both halves
+    assert ids == _places("dev") + _places("test") and len(set(ids)) == 6
     with pytest.raises(SpecError, match=r"instances\[0\]: count=4 is not allowed: family lcdb-v1"):
         parse_spec(SPEC.replace("COUNT", "4"))
     with pytest.raises(SpecError, match=r"instances\[0\]: horizon=5000 is not allowed"):
@@ -133,7 +143,7 @@ def test_sweep_runs_through_the_engine(lcdb_dir: Path, tmp_path: Path) -> None:
     assert result.cells_total == result.cells_run == 2 * 2 * 2 * 2  # instances x pol. x T x seeds
     rows = pq.read_table(tmp_path / "out" / "parts").to_pydict()
     assert set(rows["family"]) == {"lcdb-v1"} and set(rows["noise"]) == {"curve-std"}
-    assert set(rows["instance"]) == {"lcdb-v1/0/0", "lcdb-v1/0/1"}
+    assert set(rows["instance"]) == set(_places("dev")[:2])
 
 
 def test_cli_run_on_a_family_instance(lcdb_dir: Path) -> None:

@@ -42,7 +42,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
-from risingbandits.instances.families import FAMILIES, check_request, family_instance
+from risingbandits.instances.families import (
+    FAMILIES,
+    check_request,
+    family_instance,
+    instance_ids,
+)
 from risingbandits.instances.named import named_instance
 from risingbandits.policies import Policy, make_policy, policy_class
 
@@ -332,17 +337,10 @@ def _source_refs(
     if src.family is not None:
         assert src.count is not None and src.generator_seed is not None
         params = json.dumps(src.params, sort_keys=True)
+        ids = instance_ids(src.family, src.count, src.generator_seed, **src.params)
         return [
-            InstanceRef(
-                "family",
-                f"{src.family}/{src.generator_seed}/{j}",
-                src.family,
-                j,
-                src.generator_seed,
-                params,
-                noise,
-            )
-            for j in range(src.count)
+            InstanceRef("family", ident, src.family, j, src.generator_seed, params, noise)
+            for j, ident in enumerate(ids)
         ]
     if src.named is not None:
         # the id is the built instance's name: "ltf-v1" names instance "ltf-v1/0/0"

@@ -191,7 +191,8 @@ class Family:
     members: Callable[[int, Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None
     """A finite family (lcdb-v1): for a generator seed and parameters, its instances, each as
     the extra parameters ``build`` receives (instance ``index`` is entry ``index``; an entry's
-    ``full_horizon`` is the longest table it allows). None: unbounded (random) or one instance.
+    ``full_horizon`` is the longest table it allows; its ``index``, if any, its place in the
+    whole family, which names it). None: unbounded (random) or one instance.
     A builder may return the standard deviations per pull (``noise_std``) as a fourth item."""
 
 
@@ -270,15 +271,31 @@ def family_instance(
             )
         params = {**params, **members[index]}
     table, names, meta, *std = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    place = int(params.get("index", index))
     return RisingInstance(
         table,
         noise or fam.noise,
-        name=f"{name}/{seed}/{index}",
+        name=instance_id(name, seed, place),
         arm_names=names,
-        meta={"family": name, "seed": seed, "index": index, **meta},
+        meta={"family": name, "seed": seed, **meta, "index": place},
         require_rising=fam.rising,
         noise_std=std[0] if std else None,
     )
+
+
+def instance_id(name: str, seed: int, index: int) -> str:
+    """The name of instance ``index`` (its place in the whole family) of a family."""
+    return f"{name}/{seed}/{index}"
+
+
+def instance_ids(name: str, count: int, seed: int = 0, **params: Any) -> list[str]:
+    """Names of the first ``count`` instances a family lists for ``params`` (a finite family's
+    split lists members by their place in the whole family)."""
+    members = family(name).members
+    if members is None:
+        return [instance_id(name, seed, j) for j in range(count)]
+    listed = members(seed, params)[:count]
+    return [instance_id(name, seed, int(m.get("index", j))) for j, m in enumerate(listed)]
 
 
 def _where(params: Mapping[str, Any]) -> str:

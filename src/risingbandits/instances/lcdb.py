@@ -220,7 +220,9 @@ def lcdb_v1_members(seed: int, params: Mapping[str, Any]) -> list[dict[str, Any]
       of the 5 curves (no arm is held flat within it), at most 50,000 pulls;
     * the split: the family's data sets sorted by SHA-256 of ``"lcdb-v1:<OpenML id>"``; the
       first half (rounded up) is ``dev``, the rest ``test``; instance j of a split is its j-th
-      data set in ascending OpenML id.
+      data set in ascending OpenML id. Each member's ``index`` is its place in the whole family
+      (``split = "all"``), which names it: ``lcdb-v1/<seed>/<index>`` is the same data set
+      whichever split lists it.
     """
     split = params.get("split", "all")
     if split not in SPLITS:
@@ -245,7 +247,10 @@ def _v1_members(table: CurveTable, seed: int) -> tuple[dict[str, Any], ...]:
         members.append({"openml_id": openml_id, "learners": chosen, "full_horizon": full})
     by_hash = sorted(members, key=lambda m: _id_hash(m["openml_id"]))
     dev = {m["openml_id"] for m in by_hash[: (len(members) + 1) // 2]}
-    return tuple({**m, "split": "dev" if m["openml_id"] in dev else "test"} for m in members)
+    return tuple(
+        {**m, "split": "dev" if m["openml_id"] in dev else "test", "index": j}
+        for j, m in enumerate(members)
+    )
 
 
 def build_lcdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
