@@ -153,6 +153,10 @@ class Policy:
     reconstruction: ClassVar[bool] = False
     trace_terms: ClassVar[tuple[str, ...]] = ()
     """Names of the terms of the value each arm is ranked by (``state.terms`` columns)."""
+    trace_kind: ClassVar[str] = "index"
+    """How the choice follows from the trace: a key of
+    :data:`~risingbandits.policies.trace.TRACE_KINDS` (sampling and elimination policies must
+    say so; the trace tests check the rule of each kind)."""
 
     def __init__(self, preset: str | None = None, **params: Any) -> None:
         spec = {p.name: p for p in self.params_spec}

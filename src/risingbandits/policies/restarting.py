@@ -108,6 +108,7 @@ class Rexp3(Policy):
 
     name = "rexp3"
     trace_terms = ("probability",)
+    trace_kind = "probability"
     summary = "Rexp3: Exp3 restarted every Delta_T rounds, V_T = K"
     paper = (
         "Besbes, Gur, Zeevi 2014, Stochastic Multi-Armed-Bandit Problem with Non-stationary "
@@ -266,6 +267,7 @@ class Ser4(Policy):
 
     name = "ser4"
     trace_terms = ("mean since reset", "eliminated")
+    trace_kind = "elimination"
     summary = "Ser4: successive elimination, random round robin, random resets"
     paper = (
         "Allesiardo, Féraud, Maillard 2017, The Non-Stationary Stochastic Multi-Armed Bandit "

@@ -169,9 +169,7 @@ def _sw_kl_ucb_select(state: SwKlUcbState, t: int, rng: np.ndarray) -> int:
         index = 1.0
         if f > 0.0:
             index = kl_ucb_bernoulli(mean, f / n, state.precision, state.max_halvings)
-        state.terms[i, 0] = mean
-        state.terms[i, 1] = index - mean
-        state.scores[i] = index
+        set_terms(state.scores, state.terms, i, mean, index - mean)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
@@ -216,7 +214,8 @@ class SlidingWindowKLUCB(Policy):
     only the first rounds or a window of tau <= 2 see it); the root is bracketed by Pinsker
     (module ``kl_index``); an index is recomputed only when its arm's window statistics or f
     changed; f is constant once t > tau, so from then on a step costs at most two bisections
-    (the pulled arm and the evicted one).
+    (the pulled arm and the evicted one); the arms are ranked by window mean + (index - mean),
+    the sum of the two traced terms (equal to the index up to one rounding).
     """
 
     name = "sw-kl-ucb"
@@ -292,10 +291,8 @@ def _sw_ts_select(state: SwTsState, t: int, rng: np.ndarray) -> int:
     for i in range(state.scores.shape[0]):
         a = 1.0 + win.sums[i]
         b = 1.0 + win.counts[i] - win.sums[i]
-        sample = rng_beta(rng, a, b)
-        state.terms[i, 0] = a / (a + b)
-        state.terms[i, 1] = sample - a / (a + b)
-        state.scores[i] = sample
+        mean = a / (a + b)
+        set_terms(state.scores, state.terms, i, mean, rng_beta(rng, a, b) - mean)
     return argmax_ties(state.scores, rng, False)
 
 
@@ -326,11 +323,13 @@ class SlidingWindowTS(Policy):
     Choices: a reward x is binarised as Bernoulli(clip(x, 0, 1)) with the policy's generator
     (no draw when the clipped x is 0 or 1, so Bernoulli rewards pass unchanged); an arm absent
     from the window returns to the uniform prior (it is not forced); ties (probability 0) go
-    uniformly at random.
+    uniformly at random; the arms are ranked by posterior mean + (sample - mean), the sum of
+    the two traced terms (the sample up to one rounding).
     """
 
     name = "sw-ts"
     trace_terms = ("posterior mean", "sample - mean")
+    trace_kind = "sample"
     summary = "SW-TS: Beta-Bernoulli Thompson sampling over the last tau = T^(1-beta) rounds"
     paper = "Trovò, Paladino, Restelli, Gatti 2020, Sliding-Window Thompson Sampling (JAIR)"
     params_spec = (

@@ -12,6 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+TRACE_KINDS: dict[str, str] = {
+    "index": "plays the arm with the largest traced value (ties aside; forced rounds show +inf "
+    "for the arm played)",
+    "sample": "plays the arm with the largest random draw; terms: posterior mean, sample - mean",
+    "probability": "draws the arm from the traced probabilities (one term: the probability)",
+    "elimination": "plays one of the arms still active; terms: the arm's statistic, 0 while it "
+    "is active and -inf once it is eliminated",
+}
+"""How a policy's choice follows from its trace (:attr:`Policy.trace_kind`)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Trace:

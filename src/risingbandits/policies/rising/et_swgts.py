@@ -100,6 +100,7 @@ class EtSwgts(Policy):
 
     name = "et-swgts"
     trace_terms = ("posterior mean", "sample - mean")
+    trace_kind = "sample"
     summary = "ET-SWGTS: Gamma forced pulls per arm, then sliding-window Gaussian TS"
     paper = (
         "Fiandri, Metelli, Trovò 2025, Thompson Sampling-like Algorithms for Stochastic Rising "

@@ -96,6 +96,7 @@ class RedAE(Policy):
 
     name = "red-ae"
     trace_terms = ("projected value", "eliminated")
+    trace_kind = "elimination"
     summary = "R-ed-AE reconstruction: successive elimination on linear fits to the horizon"
     paper = "Amichay & Mansour 2025, Rising Rested MAB with Linear Drift, R-ed-AE; reconstruction"
     reconstruction = True
