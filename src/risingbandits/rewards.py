@@ -69,3 +69,23 @@ def draw_reward(
     if noise_kind == NOISE_BERNOULLI:
         return 1.0 if hashed_uniform(key, arm, pull, 0) <= mu else 0.0
     return mu
+
+
+@jit
+def draw_run_rewards(
+    means: np.ndarray,
+    noise_kind: int,
+    noise_sigma: float,
+    noise_std: np.ndarray,
+    key: np.uint64,
+    arms: np.ndarray,
+) -> np.ndarray:
+    """The reward of every round of a run that played ``arms`` (round by round): exactly what
+    the compiled simulator drew, since the n-th pull of an arm always gets the same reward."""
+    counts = np.zeros(means.shape[0], np.int64)
+    out = np.empty(arms.shape[0])
+    for r in range(arms.shape[0]):
+        arm = arms[r]
+        counts[arm] += 1
+        out[r] = draw_reward(means, noise_kind, noise_sigma, noise_std, key, arm, counts[arm])
+    return out

@@ -289,12 +289,17 @@ def simulate(
     )
 
 
+def check_trace_every(every: Any) -> None:
+    """``trace_every`` is an integer >= 1 (one clear line otherwise)."""
+    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
+        raise ValueError(f"trace_every={every!r} is not allowed: use an integer >= 1")
+
+
 def _trace_size(
     policy: Policy, trace: bool, every: int, horizon: int, n_seeds: int, n_arms: int
 ) -> tuple[int, int]:
     """(terms, recorded rounds) of the trace asked for: (0, 0) without one."""
-    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
-        raise ValueError(f"trace_every={every!r} is not allowed: use an integer >= 1")
+    check_trace_every(every)
     if not trace:
         return 0, 0
     names = type(policy).trace_terms

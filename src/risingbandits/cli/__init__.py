@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from risingbandits.cli import data, demo, modelselect, reproduce, run, sweep, theory
+from risingbandits.cli import data, demo, explain, modelselect, reproduce, run, sweep, theory
 
 app = typer.Typer(
     name="risingbandits",
@@ -16,6 +16,7 @@ app = typer.Typer(
 app.command("run")(run.run)
 app.command("list")(run.list_items)
 app.command("demo")(demo.demo)
+app.command("explain")(explain.explain_command)
 app.command("reproduce")(reproduce.reproduce)
 app.add_typer(sweep.app, name="sweep")
 app.add_typer(modelselect.app, name="modelselect")

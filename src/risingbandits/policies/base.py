@@ -232,6 +232,14 @@ class Policy:
         """
         raise NotImplementedError
 
+    def target_point(
+        self, pulls: int, t: int, horizon: int, terms: np.ndarray
+    ) -> tuple[float, float] | None:
+        """Where this policy's estimate of an arm aims at round ``t`` (Figure 3 of the CURE-UCB
+        paper): ``(pull number, estimated mean reward there)``, from the arm's ``pulls`` before
+        round t and its traced ``terms`` at round t; None for a policy without such a point."""
+        return None
+
     def _noise_level(self, noise_proxy: float | None) -> NoiseLevel:
         """The ``sigma`` parameter as a :class:`NoiseLevel`: a number, ``"auto"`` (the
         instance's proxy) or ``"estimate"`` (estimated online from the rewards)."""

@@ -20,6 +20,7 @@ from risingbandits.policies.noise_level import (
     noise_observe,
     noise_sigma,
 )
+from risingbandits.policies.trace import finite_point
 from risingbandits.policies.windows import (
     ArmHistory,
     fraction_window,
@@ -140,6 +141,13 @@ class CureUCB(Policy):
     def uses_horizon(self) -> bool:
         return True
 
+    def target_point(
+        self, pulls: int, t: int, horizon: int, terms: np.ndarray
+    ) -> tuple[float, float] | None:
+        """The pull N + (T - t)/2 with value recent average + future gain: the average reward of
+        the remaining T - t pulls on the arm's projected line (paper Figure 3, Eq. (index))."""
+        return finite_point(pulls + (horizon - t) / 2, terms[0] + terms[1])
+
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         return CureState(
             new_history(n_arms, horizon),
@@ -166,6 +174,7 @@ class CureUCBDet(Policy):
     trace_terms = ("recent average", "future gain", "bonus")
     summary = "deterministic CURE-UCB (h = 1, no bonus, K-round start; dominance theorem)"
     paper = "Song et al. 2026, Appendix B, Algorithm CURE-UCB (Deterministic Version)"
+    target_point = CureUCB.target_point
 
     @property
     def uses_horizon(self) -> bool:

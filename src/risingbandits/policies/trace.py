@@ -39,3 +39,9 @@ class Trace:
     terms: np.ndarray
     term_names: tuple[str, ...]
     arms: np.ndarray
+
+
+def finite_point(pull: float, value: float) -> tuple[float, float] | None:
+    """``(pull, value)``, or None when the value is not finite (a forced round, an empty window):
+    a target point computed from traced terms (:meth:`Policy.target_point`)."""
+    return (float(pull), float(value)) if np.isfinite(value) else None

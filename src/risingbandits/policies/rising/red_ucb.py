@@ -12,7 +12,12 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
-from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
+from risingbandits.policies.common import (
+    argmax_ties,
+    round_robin,
+    set_terms,
+    show_forced,
+)
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import (
     NoiseLevel,
@@ -20,6 +25,7 @@ from risingbandits.policies.noise_level import (
     noise_observe,
     noise_sigma,
 )
+from risingbandits.policies.trace import finite_point
 from risingbandits.policies.windows import (
     ArmHistory,
     floor_fraction,
@@ -160,6 +166,13 @@ class RedUCB(Policy):
         "imdb": {"eps": 1 / 32, "delta": 0.001, "sigma": 0.1},
     }
 
+    def target_point(
+        self, pulls: int, t: int, horizon: int, terms: np.ndarray
+    ) -> tuple[float, float] | None:
+        """The round t itself, read as a pull number, with the projected estimate: R-ed-UCB
+        projects the arm's line to the current round whatever T is (CURE-UCB paper, Figure 3)."""
+        return finite_point(t, terms[0])
+
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         constant = self._params["delta_schedule"] == "constant"
         return RedState(
@@ -190,6 +203,7 @@ class RedUCBDet(Policy):
     trace_terms = ("projected estimate", "bonus")
     summary = "deterministic R-ed-UCB (h = 1, no bonus, K-round start; dominance theorem)"
     paper = "Song et al. 2026, Appendix B, Algorithm R-ed-UCB (Deterministic Version), Eq. det_red"
+    target_point = RedUCB.target_point
 
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         return RedState(

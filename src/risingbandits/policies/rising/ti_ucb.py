@@ -15,6 +15,7 @@ from risingbandits.policies.common import argmax_ties, set_terms
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.rising.linefit import line_fit
+from risingbandits.policies.trace import finite_point
 from risingbandits.policies.windows import ArmHistory, history_push, new_history, window_sum
 
 STATISTICS = ("slope-ratio", "none")
@@ -123,6 +124,13 @@ class TiUCB(Policy):
         name: {"delta": 0.01, "omega": 100, "gamma": 0.3, "sigma": 0.1}
         for name in ("ltf", "concave", "imdb")
     }
+
+    def target_point(
+        self, pulls: int, t: int, horizon: int, terms: np.ndarray
+    ) -> tuple[float, float] | None:
+        """The next pull N + 1 with the prediction (the fitted line there; after convergence the
+        segment mean, a flat prediction)."""
+        return finite_point(pulls + 1, terms[0])
 
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         return TiState(
