@@ -1,5 +1,6 @@
 """``risingbandits reproduce all --quick`` end to end: every figure, the report in Markdown and
-self-contained HTML, one claims row per claim, resuming computes nothing, refusals."""
+self-contained HTML, one claims row per claim, resuming computes nothing, refusals; the traces
+section replays store runs and picks them by its rules."""
 
 from __future__ import annotations
 
@@ -14,7 +15,25 @@ from typer.testing import CliRunner
 from risingbandits.cli import app
 from risingbandits.experiments import Store, parse_spec
 from risingbandits.experiments.plan import make_plan
+from risingbandits.explain import traced_run
+from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.reproduce import CLAIMS, VERDICTS, ReportError, reproduce
+from risingbandits.reproduce.claims import CURE
+from risingbandits.reproduce.document import Para
+from risingbandits.reproduce.report import complete_stores
+from risingbandits.reproduce.sections import explain as explain_section
+from risingbandits.reproduce.sections.common import Context
+from risingbandits.reproduce.sections.explain import (
+    BONUS_SHARE,
+    FIGURE3_HORIZON,
+    RED,
+    bonus_dominated_run,
+    bonus_share,
+    lock_in_run,
+    store_policy,
+    store_units,
+    unit_regrets,
+)
 from risingbandits.reproduce.settings import QUICK, sweeps
 from test_experiments_spec import TINY
 
@@ -32,6 +51,9 @@ FIGURES = (
     "sens-noise",
     "sens-sigma",
     "theory-bound",
+    "fig3-intro-stages",
+    "why-ltf-bonus",
+    "why-imdb-lock-in",
 )
 
 
@@ -125,3 +147,70 @@ def test_a_foreign_report_is_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="is not a reproduction report"):
         reproduce("theory", tmp_path, quick=True)
     assert (tmp_path / "report.md").read_text() == "my notes\n"
+
+
+# -- the traces section (reproduce/sections/explain.py) -----------------------------------------
+
+
+def traces_context(quick: Path, tmp_path: Path) -> Context:
+    stores, _ = complete_stores(quick, QUICK)
+    return Context(QUICK, stores, tmp_path, 60)
+
+
+def test_figure3_replays_the_intro_store_run(quick: Path, tmp_path: Path) -> None:
+    md = (quick / "report.md").read_text()
+    section = md.split("## Figure 3: ", 1)[1].split("\n## ", 1)[0]
+    assert "Round 9,000: cure-ucb targets" in section and "red-ucb targets" in section
+    ctx = traces_context(quick, tmp_path)
+    r = ctx.results("intro")
+    unit = next(store_units(ctx, "intro", FIGURE3_HORIZON))
+    k = r.units[FIGURE3_HORIZON].index((unit.instance_id, 0))
+    for label in (CURE, RED):
+        run = traced_run(unit.instance, store_policy(ctx, "intro", label), 10_000, unit.run_seed)
+        assert run.regret == pytest.approx(r.regret[label, FIGURE3_HORIZON][k], rel=1e-12)
+        assert f"{label} {run.regret:,.0f}" in section
+
+
+def test_ltf_unit_is_the_first_that_meets_the_rule(quick: Path, tmp_path: Path) -> None:
+    ctx = traces_context(quick, tmp_path)
+    found = bonus_dominated_run(ctx)
+    assert found is not None
+    unit, run, row = found
+    assert run.regret == pytest.approx(row[CURE], rel=1e-12)  # the store's run, replayed
+    assert row[CURE] > min(row.values()) and bonus_share(run) >= BONUS_SHARE
+    cure = store_policy(ctx, "ltf", CURE)
+    regrets = unit_regrets(ctx, "ltf", PAPER_HORIZON)
+    for earlier in store_units(ctx, "ltf", PAPER_HORIZON):
+        if (earlier.instance_id, earlier.seed) == (unit.instance_id, unit.seed):
+            break
+        before = regrets[earlier.instance_id, earlier.seed]
+        traced = traced_run(earlier.instance, cure, PAPER_HORIZON, earlier.run_seed)
+        assert before[CURE] <= min(before.values()) or bonus_share(traced) < BONUS_SHARE
+    md = (quick / "report.md").read_text()
+    assert f"It is `{unit.instance_id}` (seed {unit.seed})" in md
+
+
+def test_imdb_run_stops_pulling_the_best_arm(quick: Path, tmp_path: Path) -> None:
+    ctx = traces_context(quick, tmp_path)
+    found = lock_in_run(ctx)
+    assert found is not None
+    unit, run, best, last = found
+    r = ctx.results("imdb")
+    k = r.units[PAPER_HORIZON].index((unit.instance_id, unit.seed))
+    assert run.regret == pytest.approx(r.regret[CURE, PAPER_HORIZON][k], rel=1e-12)
+    assert run.arms[last - 1] == best and not (run.arms[last:] == best).any()
+    assert last <= PAPER_HORIZON // 2
+    view = run.at(last + 1, PAPER_HORIZON)
+    assert view.arms[best].index < view.arms[view.chosen].index
+    md = (quick / "report.md").read_text()
+    assert f"It is seed {unit.seed} (regret {run.regret:,.0f})" in md
+
+
+def test_a_rule_met_by_no_unit_says_so(
+    quick: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(explain_section, "BONUS_SHARE", 1.01)  # a share above 100%
+    blocks = explain_section.ltf_blocks(traces_context(quick, tmp_path))
+    assert [b.text for b in blocks if isinstance(b, Para)] == [
+        "No LTF unit meets the rule (CURE-UCB loses and its bonus dominates)."
+    ]

@@ -9,6 +9,7 @@ policy's colour; the region beyond a policy's limit (pulls it cannot reach) is s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -80,16 +81,21 @@ def _stage_panel(ax: Axes, ex: Explanation, views: tuple[PolicyAtRound, ...], ar
     ax.grid(alpha=0.25)
 
 
-def plot_stages(ex: Explanation, path: Path, dpi: int = DPI) -> Path:
-    """The Figure 3 view: one row per asked round, one panel per arm. Dotted line: the
-    policy's pulls N of the arm; solid line: its horizon limit N + (T - t) (shaded beyond: out
-    of reach); marker: its target point (a triangle when off the scale, with the value)."""
-    rounds, k = ex.rounds, ex.instance.n_arms
+def plot_stages(
+    ex: Explanation, path: Path, dpi: int = DPI, arms: Sequence[int] | None = None
+) -> Path:
+    """The Figure 3 view: one row per asked round, one panel per arm (``arms``: these only).
+    Dotted line: the policy's pulls N of the arm; solid line: its horizon limit N + (T - t)
+    (shaded beyond: out of reach); marker: its target point (a triangle when off the scale,
+    with the value)."""
+    rounds = ex.rounds
+    shown = list(range(ex.instance.n_arms)) if arms is None else list(arms)
+    k = len(shown)
     fig, axes = plt.subplots(len(rounds), k, figsize=(3.8 * k, 3.6 * len(rounds)), squeeze=False)
     for r, t in enumerate(rounds):
         views = ex.at(t)
-        for arm in range(k):
-            _stage_panel(axes[r, arm], ex, views, arm)
+        for col, arm in enumerate(shown):
+            _stage_panel(axes[r, col], ex, views, arm)
     handles = [plt.Line2D([], [], color="0.55", lw=1.2, label="mean reward mu(n)")]
     for run in ex.runs:
         handles.append(
@@ -141,4 +147,74 @@ def plot_terms(ex: Explanation, path: Path, dpi: int = DPI) -> Path:
                 ax.axvline(t, color="k", ls=":", lw=0.8)
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"{ex.instance.name}: index terms over the run (T = {ex.horizon:,})", fontsize=10)
+    return save(fig, path, dpi)
+
+
+def _pulls_panel(ax: Axes, run: TracedRun, names: Sequence[str], best: int) -> None:
+    """Cumulative pulls of each arm against the round (the best fixed arm drawn thick)."""
+    rounds = np.arange(1, run.arms.size + 1)
+    step = max(1, rounds.size // MAX_POINTS)
+    for arm, name in enumerate(names):
+        pulls = np.cumsum(run.arms == arm)[::step]
+        label = f"{name} (best fixed arm)" if arm == best else name
+        ax.plot(rounds[::step], pulls, color=arm_colour(arm), lw=2.2 if arm == best else 0.9,
+                label=label)  # fmt: skip
+    ax.set_xlabel("round t", fontsize=8)
+    ax.set_ylabel("pulls so far", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=6)
+    ax.grid(alpha=0.25)
+
+
+def plot_played_terms(
+    run: TracedRun, names: Sequence[str], best: int, path: Path, dpi: int = DPI
+) -> Path:
+    """(a) Each traced term of the arm played in each round (symmetric log scale); (b) the
+    pulls of each arm so far. Shows which term drives the choices over the horizon."""
+    fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    trace = run.trace
+    step = max(1, trace.rounds.size // MAX_POINTS)
+    rows = np.arange(trace.rounds.size)
+    played = trace.terms[0, rows, trace.arms[0]][::step]
+    for j, name in enumerate(trace.term_names):
+        shown = np.where(np.isfinite(played[:, j]), played[:, j], np.nan)
+        ax_a.plot(trace.rounds[::step], shown, lw=0.8, label=name)
+    ax_a.set_yscale("symlog", linthresh=1.0)
+    ax_a.set_title(f"(a) {run.label}: the terms of the arm played", fontsize=9)
+    ax_a.set_xlabel("round t", fontsize=8)
+    ax_a.tick_params(labelsize=7)
+    ax_a.legend(fontsize=7)
+    ax_a.grid(alpha=0.25)
+    _pulls_panel(ax_b, run, names, best)
+    ax_b.set_title("(b) pulls of each arm", fontsize=9)
+    return save(fig, path, dpi)
+
+
+def plot_lock_in(
+    run: TracedRun, names: Sequence[str], best: int, dropout: int, path: Path, dpi: int = DPI
+) -> Path:
+    """(a) Each arm's traced index against the round (log round axis, at most MAX_POINTS rounds
+    spaced evenly on it; symmetric log values),
+    the round at which the best fixed arm is pulled for the last time marked; (b) the pulls of
+    each arm so far (log scale)."""
+    fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    trace = run.trace
+    rows = np.unique(np.geomspace(1, trace.rounds.size, MAX_POINTS).astype(np.int64) - 1)
+    index = trace.index[0, rows]
+    index = np.where(np.isfinite(index), index, np.nan)
+    for arm, name in enumerate(names):
+        ax_a.plot(trace.rounds[rows], index[:, arm], color=arm_colour(arm),
+                  lw=2.2 if arm == best else 0.8, label=name)  # fmt: skip
+    ax_a.axvline(dropout, color="k", ls=":", lw=1.0)
+    ax_a.set_xscale("log")
+    ax_a.set_yscale("symlog", linthresh=1.0)
+    ax_a.set_title(
+        f"(a) {run.label}: index of each arm (dotted: last pull of the best)", fontsize=9
+    )
+    ax_a.set_xlabel("round t", fontsize=8)
+    ax_a.tick_params(labelsize=7)
+    ax_a.grid(alpha=0.25)
+    _pulls_panel(ax_b, run, names, best)
+    ax_b.set_yscale("log")
+    ax_b.set_title("(b) pulls of each arm", fontsize=9)
     return save(fig, path, dpi)

@@ -21,6 +21,7 @@ from risingbandits.plots.common import DPI
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
 from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
 from risingbandits.reproduce.sections.common import Context
+from risingbandits.reproduce.sections.explain import explain_sections
 from risingbandits.reproduce.sections.paper import (
     bound_params,
     claims_section,
@@ -136,6 +137,7 @@ def build(
             ev.bounds[setting] = rows
     if "imdb" in ev.results:
         body += imdb_section(ctx, ev.results["imdb"])
+    body += explain_sections(ctx)
     sensitivity = noise_section(ctx) + sigma_section(ctx)
     if sensitivity:
         body += [Heading(2, "Sensitivity panel"), *sensitivity]
