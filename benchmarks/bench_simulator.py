@@ -20,7 +20,6 @@ import platform
 import subprocess
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
@@ -37,19 +36,13 @@ def bench_instance(n_arms: int, horizon: int) -> rb.RisingInstance:
 
 
 def compiled_rate(
-    policy: rb.Policy,
-    instance: rb.RisingInstance,
-    horizon: int,
-    seeds: int,
-    repeats: int,
-    **options: Any,
+    policy: rb.Policy, instance: rb.RisingInstance, horizon: int, seeds: int, repeats: int
 ) -> float:
-    """Steps per second of ``simulate(..., **options)``, best of ``repeats`` after a warm-up."""
-    rb.simulate(instance, policy, min(horizon, 100), 1, **options)  # compile or cache load
+    rb.simulate(instance, policy, min(horizon, 100), 1)  # warm-up (compile or cache load)
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
-        rb.simulate(instance, policy, horizon, seeds, **options)
+        rb.simulate(instance, policy, horizon, seeds)
         best = min(best, time.perf_counter() - start)
     return seeds * horizon / best
 

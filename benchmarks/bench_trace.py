@@ -7,21 +7,23 @@ Usage:
     git worktree add /tmp/old bd03512                                 # a commit before traces
     python benchmarks/bench_trace.py --baseline /tmp/old              # ... compared with it
 
-Each figure is steps/s of ``simulate(instance, policy, T = 50,000, seeds = 20)`` on the LTF
-instance of ``bench_simulator.py`` at K = 5, one core: every measurement runs in a fresh process
-(warm-up call, then the best of ``--inner`` timings), the variants take turns, and the best over
-``--rounds`` turns is reported (the machine may be shared: the best is the least disturbed run).
-``--baseline DIR`` measures tracing off with the sources in ``DIR/src`` as well (``PYTHONPATH``),
-so "off" can be compared with the step loop before traces existed on the same machine, at the
-same moment.
+Each figure is steps per CPU second of ``simulate(instance, policy, T = 50,000, seeds = 20)``
+on the LTF instance of ``bench_simulator.py`` at K = 5, one core: every measurement runs in a
+fresh process (warm-up call, then the best of ``--inner`` timings on the process's CPU clock),
+the variants take turns, and the best over ``--rounds`` turns is reported (the machine may be
+shared: the best is the least disturbed run). ``--baseline DIR`` (repeatable) measures tracing
+off with the sources in ``DIR/src`` as well (``PYTHONPATH``), so "off" can be compared with the
+step loop before traces existed on the same machine, at the same moment.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -32,15 +34,31 @@ VARIANTS = {"off": {}, "every round": {"trace": True}, "every 100th": {"trace": 
 
 
 def measure(policy: str, variant: str, arms: int, horizon: int, seeds: int, inner: int) -> float:
-    """Steps/s of one variant in this process (the ``--child`` mode)."""
-    from bench_simulator import bench_instance, compiled_rate
+    """Steps per CPU second of one variant in this process (the ``--child`` mode): the best of
+    ``inner`` timings after a warm-up call, timed with the process's CPU clock, which other
+    jobs on a shared machine disturb far less than the wall clock."""
+    from bench_simulator import bench_instance
+    from risingbandits import simulate
     from risingbandits.policies import make_policy
 
     options: dict[str, object] = dict(VARIANTS[variant])
     if variant == "every 100th":
         options["trace_every"] = 100
-    instance = bench_instance(arms, horizon)
-    return compiled_rate(make_policy(policy), instance, horizon, seeds, inner, **options)
+    instance, pol = bench_instance(arms, horizon), make_policy(policy)
+    simulate(instance, pol, min(horizon, 100), 1, **options)  # compile or cache load
+    best = float("inf")
+    for _ in range(inner):
+        start = time.process_time()
+        simulate(instance, pol, horizon, seeds, **options)
+        best = min(best, time.process_time() - start)
+    return seeds * horizon / best
+
+
+def die_with_parent() -> None:
+    """Linux: end this measuring process when the benchmark that started it ends, even by
+    SIGKILL (prctl PR_SET_PDEATHSIG); elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 def in_fresh_process(
@@ -55,9 +73,11 @@ def in_fresh_process(
         env=env,
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         timeout=600,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"measuring {policy} ({variant}, src {src}) failed:\n{out.stderr}")
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -74,10 +94,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--inner", type=int, default=3, help="timings per process")
     parser.add_argument("--rounds", type=int, default=3, help="turns of fresh processes")
-    parser.add_argument("--baseline", type=Path, help="a checkout without traces (its src/)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="a checkout to measure tracing off with (its src/; repeatable)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
+        die_with_parent()
         print(measure(*json.loads(args.child)))
         return
 
@@ -85,8 +112,8 @@ def main() -> None:
 
     names = list(POLICIES) if args.policies == "all" else args.policies.split(",")
     sources: dict[str, Path | None] = {"off": None}
-    if args.baseline is not None:
-        sources["off, baseline"] = args.baseline.resolve() / "src"
+    for base in args.baseline:
+        sources[f"off, {base.name}"] = base.resolve() / "src"
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}, "
         f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f}"

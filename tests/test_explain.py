@@ -88,6 +88,8 @@ def test_trace_every_reads_the_recorded_rounds() -> None:
     sparse = explain(inst, [make_policy("red-ucb")], 2_000, 3, [1, 701], trace_every=10)
     assert sparse.at(701) == full.at(701)
     assert sparse.runs[0].trace.rounds.size == 200
+    with pytest.raises(ValueError, match=r"round=700 is not allowed with trace_every=10"):
+        sparse.runs[0].at(700)
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

@@ -200,7 +200,7 @@ def test_imdb_run_stops_pulling_the_best_arm(quick: Path, tmp_path: Path) -> Non
     assert run.regret == pytest.approx(r.regret[CURE, PAPER_HORIZON][k], rel=1e-12)
     assert run.arms[last - 1] == best and not (run.arms[last:] == best).any()
     assert last <= PAPER_HORIZON // 2
-    view = run.at(last + 1, PAPER_HORIZON)
+    view = run.at(last + 1)
     assert view.arms[best].index < view.arms[view.chosen].index
     md = (quick / "report.md").read_text()
     assert f"It is seed {unit.seed} (regret {run.regret:,.0f})" in md

@@ -71,13 +71,13 @@ class TracedRun:
     def label(self) -> str:
         return self.policy.name
 
-    def row(self, t: int) -> int:
-        """The trace row of round ``t`` (which must be a recorded round)."""
-        return (t - 1) // self.trace_every
+    @property
+    def horizon(self) -> int:
+        return int(self.arms.size)
 
-    def pulls_before(self, t: int, n_arms: int) -> np.ndarray:
+    def pulls_before(self, t: int) -> np.ndarray:
         """Pulls of each arm in rounds 1..t-1."""
-        return np.bincount(self.arms[: t - 1], minlength=n_arms)
+        return np.bincount(self.arms[: t - 1], minlength=self.trace.index.shape[-1])
 
     def arm_rewards(self, arm: int, t: int) -> np.ndarray:
         """The rewards arm ``arm`` gave in rounds 1..t-1, in the order of its pulls."""
@@ -93,11 +93,12 @@ class TracedRun:
         rows = np.column_stack([trace.rounds, trace.arms[0], values.reshape(values.shape[0], -1)])
         return header, rows
 
-    def at(self, t: int, horizon: int) -> PolicyAtRound:
-        """Every arm as the policy saw it at the ``select`` of round ``t``."""
-        r = self.row(t)
+    def at(self, t: int) -> PolicyAtRound:
+        """Every arm as the policy saw it at the ``select`` of round ``t`` (a recorded round)."""
+        (t,) = check_rounds([t], self.horizon, self.trace_every)
+        horizon, r = self.horizon, (t - 1) // self.trace_every
         index, terms = self.trace.index[0, r], self.trace.terms[0, r]
-        pulls = self.pulls_before(t, index.shape[0])
+        pulls = self.pulls_before(t)
         arms = tuple(
             ArmAtRound(
                 i,
@@ -125,7 +126,7 @@ class Explanation:
 
     def at(self, t: int) -> tuple[PolicyAtRound, ...]:
         """Every policy's view of the arms at round ``t``."""
-        return tuple(run.at(t, self.horizon) for run in self.runs)
+        return tuple(run.at(t) for run in self.runs)
 
     def to_dict(self) -> dict[str, Any]:
         """The numbers behind the Figure 3 view as JSON-able data (infinite indices of forced

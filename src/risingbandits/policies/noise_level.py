@@ -20,6 +20,11 @@ estimates it from the rewards themselves (:class:`NoiseLevel`):
 So sigma_hat = max(FLOOR, sqrt(S / W)), with S and W the forgetful sums of r^2 / 6 and of 1,
 started at w0 s0^2 and w0. Bernoulli rewards give sigma_hat ~ sqrt(p (1 - p)) <= 0.5, Gaussian
 rewards their standard deviation. A number given as ``sigma`` is used as is (``fixed``).
+
+The estimated level has a type of its own (:class:`EstimatedNoiseLevel`), and compiled kernels
+specialise :func:`noise_sigma` and :func:`noise_observe` on it: with a given sigma none of the
+estimator's code is compiled into the step (it made CURE-UCB's step about 35% slower, even
+unused; benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
 from risingbandits._jit import helper
 from risingbandits.policies.windows import ArmHistory
@@ -43,33 +50,33 @@ _KEEP = 1.0 - 1.0 / MEMORY
 
 
 class NoiseLevel(NamedTuple):
-    """``fixed >= 0``: that sigma; ``fixed < 0``: estimated, sqrt(S / W) from ``stats`` =
-    [S, W]."""
+    """``fixed >= 0``: that sigma (``stats`` unused); an :class:`EstimatedNoiseLevel` has
+    ``fixed = -1`` and the estimate sqrt(S / W) from ``stats`` = [S, W]."""
 
     fixed: float
     stats: np.ndarray
 
 
+class EstimatedNoiseLevel(NoiseLevel):
+    """The noise level estimated online (the same fields, another type for the kernels)."""
+
+    __slots__ = ()
+
+
 def new_noise_level(sigma: float | None) -> NoiseLevel:
     """A given sigma (a number >= 0), or an online estimate (``None``)."""
     if sigma is None:
-        return NoiseLevel(-1.0, np.array([PRIOR_WEIGHT * PRIOR_SIGMA**2, PRIOR_WEIGHT]))
+        return EstimatedNoiseLevel(-1.0, np.array([PRIOR_WEIGHT * PRIOR_SIGMA**2, PRIOR_WEIGHT]))
     return NoiseLevel(float(sigma), np.zeros(2))
 
 
 @helper
-def noise_sigma(level: NoiseLevel) -> float:
-    """The sigma to use now."""
-    if level.fixed >= 0.0:
-        return level.fixed
-    return max(FLOOR, (level.stats[0] / level.stats[1]) ** 0.5)
+def _estimate(stats: np.ndarray) -> float:
+    return max(FLOOR, (stats[0] / stats[1]) ** 0.5)
 
 
 @helper
-def noise_observe(level: NoiseLevel, hist: ArmHistory, arm: int) -> None:
-    """Take the residual of ``arm``'s newest reward (call after it entered ``hist``)."""
-    if level.fixed >= 0.0:
-        return
+def _observe(stats: np.ndarray, hist: ArmHistory, arm: int) -> None:
     n = hist.counts[arm]
     if n < 3:
         return
@@ -78,5 +85,39 @@ def noise_observe(level: NoiseLevel, hist: ArmHistory, arm: int) -> None:
     x1 = p[arm, n - 1] - p[arm, n - 2]
     x2 = p[arm, n - 2] - p[arm, n - 3]
     r = x0 - 2.0 * x1 + x2
-    level.stats[0] = _KEEP * level.stats[0] + r * r / 6.0
-    level.stats[1] = _KEEP * level.stats[1] + 1.0
+    stats[0] = _KEEP * stats[0] + r * r / 6.0
+    stats[1] = _KEEP * stats[1] + 1.0
+
+
+def noise_sigma(level: NoiseLevel) -> float:
+    """The sigma to use now."""
+    if isinstance(level, EstimatedNoiseLevel):
+        return float(_estimate(level.stats))
+    return level.fixed
+
+
+def noise_observe(level: NoiseLevel, hist: ArmHistory, arm: int) -> None:
+    """Take the residual of ``arm``'s newest reward (call after it entered ``hist``); nothing
+    for a given sigma."""
+    if isinstance(level, EstimatedNoiseLevel):
+        _observe(level.stats, hist, arm)
+
+
+def _estimated(level: types.Type) -> bool:
+    return getattr(level, "instance_class", None) is EstimatedNoiseLevel
+
+
+# Compiled callers: resolved from the level's type when the kernel is compiled (the overloads'
+# parameters are unannotated, as Numba compares them with the implementations').
+@overload(noise_sigma, inline="always")
+def _noise_sigma_overload(level):
+    if _estimated(level):
+        return lambda level: _estimate(level.stats)
+    return lambda level: level.fixed
+
+
+@overload(noise_observe, inline="always")
+def _noise_observe_overload(level, hist, arm):
+    if _estimated(level):
+        return lambda level, hist, arm: _observe(level.stats, hist, arm)
+    return lambda level, hist, arm: None

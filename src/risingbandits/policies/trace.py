@@ -4,6 +4,8 @@ Index policies keep, in their run state, ``scores`` (the value each arm was rank
 last ``select``) and ``terms`` (its named terms, :attr:`Policy.trace_terms`, which add up to it);
 the compiled simulator (``simulate(trace=True)``) and the online object (``reset(trace=True)``)
 copy both after each recorded ``select``, so a trace shows exactly the numbers the kernel used.
+How the choice follows from them is the policy's :attr:`Policy.trace_kind`; where its index aims
+on an arm's curve, its :meth:`Policy.target_point` (:mod:`risingbandits.explain`).
 """
 
 from __future__ import annotations

@@ -239,7 +239,7 @@ def imdb_blocks(ctx: Context) -> list[Block]:
         return [head, Para("No IMDB run meets the rule (CURE-UCB keeps pulling the best arm).")]
     unit, run, best, last = found
     inst, t = unit.instance, last + 1
-    view = run.at(t, PAPER_HORIZON)
+    view = run.at(t)
     names = inst.arm_names
     path = plot_lock_in(run, names, best, last, ctx.figures / "why-imdb-lock-in.png", ctx.dpi)
     pulls = np.bincount(run.arms, minlength=inst.n_arms)
