@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -240,15 +241,20 @@ class Spec:
     @cached_property
     def hash(self) -> str:
         """SHA-256 of the canonical spec: its values (not its formatting, comments or
-        description), each
-        policy as resolved (label, name, parameters after the preset) and the contents of its
-        mean-table files. Two specs with one hash run the same cells."""
+        description), each policy as resolved (label, name, parameters after the preset) and the
+        contents of its mean-table files. Two specs with one hash run the same cells."""
+        return self.hash_with_inputs(dict(self.input_hashes))
+
+    def hash_with_inputs(self, inputs: Mapping[str, str]) -> str:
+        """The :attr:`hash` this spec would have if its mean-table files had the SHA-256
+        digests ``inputs`` (``means_file`` as written -> digest): tells a changed input file
+        from a changed spec."""
         canonical = {
             "spec": self.model.model_dump(mode="json", exclude={"policies", "description"}),
             "policies": [
                 {"label": p.label, "name": p.name, "params": p.params} for p in self.policies
             ],
-            "inputs": dict(self.input_hashes),
+            "inputs": dict(inputs),
         }
         text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
