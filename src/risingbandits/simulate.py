@@ -20,6 +20,7 @@ from risingbandits._jit import jit
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.kernel import policy_select, policy_update
+from risingbandits.policies.registry import make_policy
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import SeedLike, as_seed_sequence, policy_generator, reward_key
@@ -120,13 +121,17 @@ class SimulationResult:
 
 
 def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
-    if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool):
+    if isinstance(seeds, float | np.floating | bool):
+        raise ValueError(
+            f"seeds={seeds!r} is not allowed: use an integer count >= 1 or a list of seeds"
+        )
+    if isinstance(seeds, int | np.integer):
         if seeds < 1:
             raise ValueError(f"seeds={seeds} is not allowed: use a count >= 1 or a list of seeds")
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]
-    out = list(seeds)  # type: ignore[arg-type]
+    out = list(seeds)
     if not out:
         raise ValueError("seeds=[] is not allowed: give at least one seed")
     for s in out:
@@ -136,7 +141,7 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
 
 def simulate(
     instance: RisingInstance,
-    policy: Policy,
+    policy: Policy | str,
     horizon: int,
     seeds: int | Sequence[SeedLike] = 1,
     *,
@@ -144,14 +149,19 @@ def simulate(
     checkpoints: Sequence[int] = (),
     progress: ProgressCallback | None = None,
 ) -> SimulationResult:
-    """Run ``policy`` on ``instance`` for ``horizon`` rounds, once per seed.
+    """Run ``policy`` (a :class:`Policy`, or a registered name with its default parameters) on
+    ``instance`` for ``horizon`` rounds, once per seed.
 
-    ``seeds`` is a count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
+    ``seeds`` is an integer count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
     ``record_arms`` keeps the arm sequence of every seed (shape seeds x T).
     ``checkpoints`` (horizons <= T) records pulls and reward at those rounds; only for policies
     that do not use the horizon, where that prefix equals a run at the smaller horizon.
     ``progress(done, total)`` is called after each seed.
     """
+    if isinstance(policy, str):
+        policy = make_policy(policy)
+    elif not isinstance(policy, Policy):
+        raise ValueError(f"policy={policy!r} is not allowed: use a Policy or a policy name")
     check_run_size(instance.n_arms, horizon)
     if horizon > instance.max_horizon:
         raise ValueError(

@@ -44,10 +44,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.families import FAMILIES, family_instance
+from risingbandits.instances.memory import bytes_text
 from risingbandits.instances.named import named_instance
 from risingbandits.policies import Policy, make_policy, policy_class
 
 SOURCE_KEYS = ("family", "named", "means_file")
+MAX_CELLS = 10_000_000
+"""Most cells (result rows) a sweep may have. A row takes about 20 bytes or more on disk and
+the summary holds five columns of every row in memory (about 60 bytes a row), so a sweep
+beyond this is refused before anything is planned: split it into several sweeps."""
 
 
 class SpecError(ValueError):
@@ -418,7 +423,19 @@ def parse_spec(text: str, base_dir: str | Path = ".") -> Spec:
     base = Path(base_dir).resolve()
     policies = _policy_refs(model)
     instances, inputs = _instance_refs(model, base)
+    _check_size(model, len(instances), len(policies))
     return Spec(model, text, base, instances, policies, inputs)
+
+
+def _check_size(model: SweepModel, n_instances: int, n_policies: int) -> None:
+    cells = n_instances * n_policies * len(model.horizons) * model.seeds
+    if cells > MAX_CELLS:
+        raise SpecError(
+            f"seeds: seeds={model.seeds:,} is not allowed: {n_instances:,} instances x "
+            f"{n_policies} policies x {len(model.horizons)} horizons x {model.seeds:,} seeds "
+            f"make {cells:,} cells (result rows, at least {bytes_text(20 * cells)} on disk); a "
+            f"sweep holds at most {MAX_CELLS:,}: use fewer seeds or split the sweep"
+        )
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -428,6 +445,11 @@ def load_spec(path: str | Path) -> Spec:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"spec file {str(p)!r} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"spec file {str(p)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"position {exc.start}): save it as UTF-8"
+        ) from None
     try:
         return parse_spec(text, p.parent)
     except SpecError as exc:

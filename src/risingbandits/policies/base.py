@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from risingbandits.policies.checkpoint import check_checkpoint
 from risingbandits.policies.kernel import select_one, update_one
 from risingbandits.seeding import SeedLike, policy_generator
 
@@ -306,6 +307,7 @@ class Policy:
         saved = data["policy"]
         if saved != json.loads(json.dumps(self.to_dict())):
             raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
+        check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
         run = self._online()
         run.state = _decode_state(run.state, data["state"])
