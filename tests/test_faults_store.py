@@ -24,6 +24,7 @@ from risingbandits.cli import app
 from risingbandits.experiments import Store, StoreError, parse_spec, run_sweep
 from risingbandits.experiments.integrity import SPEC_KEY, TASK_KEY
 from test_experiments_spec import TINY
+from test_experiments_store import read_rows
 
 runner = CliRunner()
 FIRST = "i00000-p000-s00000.parquet"
@@ -38,13 +39,6 @@ def error_line(result, code: int = 2) -> str:  # type: ignore[no-untyped-def]
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     return lines[0]
-
-
-def rows_of(out: Path) -> list[dict]:
-    rows = [r for p in Store(out).part_files() for r in pq.read_table(p).to_pylist()]
-    for r in rows:
-        r.pop("wall_time")
-    return sorted(rows, key=lambda r: (r["instance"], r["policy"], r["horizon"], r["seed"]))
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +103,7 @@ def test_a_bad_part_is_reported_refused_set_aside_and_recomputed(
     assert sorted(p.name for p in (store / "parts").glob("*.parquet")) == sorted(
         set(before) - ({name} if kind == "duplicate" else set())
     )
-    assert rows_of(store) == rows_of(clean)
+    assert read_rows(store) == read_rows(clean)
     assert sweep("verify", str(store)).exit_code == 0
     summary = json.loads(sweep("summary", str(store), "--format", "json").stdout)
     expected = json.loads(sweep("summary", str(clean), "--format", "json").stdout)
@@ -193,7 +187,7 @@ def test_a_full_disk_is_one_line_and_the_store_resumes(
     assert len(Store(out).part_files()) == 2
     monkeypatch.setattr(store_module, "write_part_file", real)
     assert sweep("resume", str(out), "--executor", "serial").exit_code == 0
-    assert rows_of(out) == rows_of(clean)
+    assert read_rows(out) == read_rows(clean)
 
 
 @pytest.mark.parametrize(
