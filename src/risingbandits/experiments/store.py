@@ -285,7 +285,7 @@ class Store:
 
     def inspect(self, full: bool = False, plan: Plan | None = None) -> PartsReport:
         """Every part file checked against the plan (``full``: every row and page checksum)."""
-        tasks = {t.id: t for t in (plan or self.plan()).tasks}
+        tasks = {t.id: t for t in (self.plan() if plan is None else plan).tasks}
         return check_parts(self.part_files(), tasks, self.manifest().spec_hash, full=full)
 
     def done_ids(self) -> set[str]:
@@ -295,7 +295,8 @@ class Store:
     def verified_parts(self, report: PartsReport | None = None) -> list[Path]:
         """The good part of every finished task, once each; refused (one line that says to
         resume) when any part file is damaged, a duplicate or foreign."""
-        report = report or self.inspect(full=True)
+        if report is None:
+            report = self.inspect(full=True)
         if report.problems:
             raise StoreError(
                 f"{self.path} holds {report.describe()} ({report.problems[0]}): run "
@@ -340,7 +341,8 @@ class Store:
         with the files that do not."""
         m = self.manifest()
         plan = self.plan()
-        report = report or self.inspect(plan=plan)
+        if report is None:
+            report = self.inspect(plan=plan)
         done = report.good
         totals = plan.cells_by_policy()
         finished: dict[str, int] = dict.fromkeys(totals, 0)

@@ -51,15 +51,13 @@ def validate_means(
     _check_rows_equal(means)
     try:
         raw = np.asarray(means)
-        if np.iscomplexobj(raw):
-            raise ValueError(
-                f"means has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
-            )
-        table = np.array(raw, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        if str(exc).startswith("means has"):
-            raise
+        table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
+    except (TypeError, ValueError):
         raise ValueError("means must be a numeric 2-D array (arms x pulls)") from None
+    if table is None:
+        raise ValueError(
+            f"means has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
+        )
     if table.ndim != 2:
         raise ValueError(f"means must be a 2-D array (arms x pulls); got shape {table.shape}")
     n_arms, n_pulls = table.shape
