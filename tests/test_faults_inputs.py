@@ -166,7 +166,7 @@ def saved_run(tmp_path: Path) -> tuple[Path, dict]:
         (lambda p: p.update(pending=5), "pending=5 is not allowed: use null or an arm index"),
         (
             lambda p: p["state"][0][0].update(shape=[4]),
-            r"checkpoint state\.\w+\.\w+='<i8\[4\]' is not allowed: this run has <i8\[3\]",
+            r"checkpoint state\.\w+\.\w+: saved array <i8\[4\] does not fit this run \(<i8\[3\]\)",
         ),
         (lambda p: p.pop("rng"), "checkpoint has no rng"),
     ],

@@ -66,10 +66,9 @@ def _check_array(field: str, template: np.ndarray, data: Any) -> None:
         raise _refuse(field, data, "use an encoded array (dtype, shape, zlib_b64)")
     shape = data["shape"]
     if data["dtype"] != template.dtype.str or list(shape) != list(template.shape):
-        raise _refuse(
-            field,
-            f"{data['dtype']}{list(shape)}",
-            f"this run has {template.dtype.str}{list(template.shape)}",
+        raise ValueError(
+            f"checkpoint {field}: saved array {data['dtype']}{list(shape)} does not fit this run "
+            f"({template.dtype.str}{list(template.shape)})"
         )
     try:
         raw = zlib.decompress(base64.b64decode(data["zlib_b64"], validate=True))
