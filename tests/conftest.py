@@ -37,3 +37,16 @@ def imdb_curves_dir() -> Path:
     if not (IMDB_CURVES / "curves.npz").is_file():
         pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES} (shared data folder absent)")
     return IMDB_CURVES
+
+
+@pytest.fixture
+def lcdb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A small LCDB folder (``tests/lcdb_fixture.py``) as the LCDB source, with its parsed-table
+    cache under ``tmp_path`` (the compiled-kernel cache stays where it is)."""
+    from lcdb_fixture import write_lcdb
+    from risingbandits.instances import lcdb_table
+
+    folder = write_lcdb(tmp_path / "lcdb")
+    monkeypatch.setenv("RISINGBANDITS_LCDB_DIR", str(folder))
+    monkeypatch.setattr(lcdb_table, "user_cache_root", lambda: tmp_path / "cache")
+    return folder

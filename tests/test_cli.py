@@ -115,7 +115,7 @@ def test_console_script_error_has_no_traceback() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "error: cure-ucb: sigma=-2.0 is not allowed: use a number >= 0 or 'auto'"
+        "error: cure-ucb: sigma=-2.0 is not allowed: use a number >= 0, 'auto' or 'estimate'"
     )
 
 

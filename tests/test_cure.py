@@ -12,6 +12,7 @@ from risingbandits.policies import make_policy
 from risingbandits.policies.cure import cure_index_terms
 from risingbandits.policies.kernel import select_one
 from risingbandits.policies.windows import history_push
+from risingbandits.seeding import policy_rng
 
 HISTORY = [0.1, 0.3, 0.2, 0.6, 0.5, 0.9, 0.7, 0.8]  # X(1..8) of one arm
 
@@ -41,7 +42,7 @@ def test_select_is_argmax_of_index() -> None:
     t = 13
     b0 = sum(cure_index_terms(state.hist, 0, 2, 100 - t, math.log(t), 0.1))
     b1 = sum(cure_index_terms(state.hist, 1, 1, 100 - t, math.log(t), 0.1))
-    rng = np.random.default_rng(0)
+    rng = policy_rng(0)
     assert select_one(state, t, rng) == int(b1 > b0)
     np.testing.assert_allclose(state.scores, [b0, b1])
 
@@ -66,7 +67,7 @@ def test_deterministic_intro_regret_is_near_zero(horizon: int, arm: int) -> None
 
 def test_sigma_auto_uses_noise_proxy() -> None:
     policy = make_policy("cure-ucb", sigma="auto")
-    assert policy.init_state(2, 10, noise_proxy=0.5).sigma == 0.5
+    assert policy.init_state(2, 10, noise_proxy=0.5).noise.fixed == 0.5
     with pytest.raises(ValueError, match="sigma='auto' needs the noise proxy"):
         policy.init_state(2, 10)
 

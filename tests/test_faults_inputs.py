@@ -169,6 +169,8 @@ def saved_run(tmp_path: Path) -> tuple[Path, dict]:
             r"checkpoint state\.\w+\.\w+: saved array <i8\[4\] does not fit this run \(<i8\[3\]\)",
         ),
         (lambda p: p.pop("rng"), "checkpoint has no rng"),
+        (lambda p: p.update(rng=[1, -2]), r"checkpoint rng=\[1, -2\] is not allowed"),
+        (lambda p: p["last"].pop(), r"checkpoint last=.* is not allowed: use a list of 3"),
     ],
 )
 def test_an_inconsistent_checkpoint_is_refused_on_load(tmp_path: Path, edit, message: str) -> None:  # type: ignore[no-untyped-def]

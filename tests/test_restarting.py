@@ -15,6 +15,7 @@ import pytest
 from risingbandits.policies import make_policy
 from risingbandits.policies.kernel import select_one, update_one
 from risingbandits.policies.restarting import sample_index
+from risingbandits.seeding import policy_rng
 
 # -- Rexp3 -------------------------------------------------------------------------------------
 
@@ -29,14 +30,14 @@ def test_rexp3_follows_exp3_and_restarts_every_batch() -> None:
     state = policy.init_state(n_arms, horizon)
     gamma = min(1.0, math.sqrt(n_arms * math.log(n_arms) / ((math.e - 1) * batch)))
     assert state.gamma == pytest.approx(gamma)
-    rng = np.random.default_rng(0)
+    rng = policy_rng(0)
     rewards = np.random.default_rng(1).uniform(-0.2, 1.2, (horizon + 1, n_arms))
     lw = np.zeros(n_arms)
     for t in range(1, horizon + 1):
         arm = int(select_one(state, t, rng))
         w = np.exp(lw)
         probs = (1 - gamma) * w / w.sum() + gamma / n_arms
-        np.testing.assert_allclose(state.probs, probs, rtol=1e-12)
+        np.testing.assert_allclose(state.scores, probs, rtol=1e-12)
         x = rewards[t, arm]
         update_one(state, arm, x, t, rng)
         lw[arm] += gamma * min(max(x, 0.0), 1.0) / (probs[arm] * n_arms)
@@ -54,20 +55,20 @@ def test_rexp3_log_weights_do_not_overflow() -> None:
     concentrates on arm 0."""
     horizon = 20_000
     state = make_policy("rexp3", batch=10**6, gamma=0.5).init_state(2, horizon)
-    rng = np.random.default_rng(2)
+    rng = policy_rng(2)
     for t in range(1, horizon + 1):
         arm = int(select_one(state, t, rng))
         update_one(state, arm, 1.0 if arm == 0 else 0.0, t, rng)
     assert state.log_weights[0] > 1000  # exp(710) already overflows float64
     select_one(state, horizon, rng)
-    assert np.isfinite(state.probs).all()
-    assert state.probs.sum() == pytest.approx(1.0)
-    assert state.probs[0] == pytest.approx(1 - 0.5 / 2)
+    assert np.isfinite(state.scores).all()
+    assert state.scores.sum() == pytest.approx(1.0)
+    assert state.scores[0] == pytest.approx(1 - 0.5 / 2)
 
 
 def test_sample_index_draws_from_the_distribution() -> None:
     probs = np.array([0.2, 0.5, 0.0, 0.3])
-    rng = np.random.default_rng(3)
+    rng = policy_rng(3)
     n = 30_000
     freq = np.bincount([sample_index(probs, rng) for _ in range(n)], minlength=4) / n
     assert freq[2] == 0
@@ -107,7 +108,7 @@ def first_elimination_round(delta: float, eps: float, gap: float, n_arms: int, c
 
 def run_ser4(state, payoff, horizon: int, seed: int = 0):
     """Drive Ser4; yields (t, arm, active set before the pull, restarts so far) per round."""
-    rng = np.random.default_rng(seed)
+    rng = policy_rng(seed)
     for t in range(1, horizon + 1):
         active = state.active.copy()
         arm = int(select_one(state, t, rng))

@@ -16,14 +16,15 @@ import pytest
 import risingbandits as rb
 from risingbandits.policies import make_policy
 from risingbandits.policies.kernel import select_one, update_one
+from risingbandits.policies.rng import rng_normal
 from risingbandits.rewards import draw_reward
-from risingbandits.seeding import policy_generator, reward_key
+from risingbandits.seeding import policy_rng, reward_key
 from test_conformance import online_arms
 
 
 def feed(state, history: list[tuple[int, float]]) -> int:
     """Apply ``update`` for (arm, reward) pairs in rounds 1, 2, ...; returns the next round."""
-    rng = np.random.default_rng(0)
+    rng = policy_rng(0)
     for t, (arm, x) in enumerate(history, start=1):
         update_one(state, arm, x, t, rng)
     return len(history) + 1
@@ -57,7 +58,7 @@ def test_red_ucb_index_by_hand() -> None:
     policy = make_policy("red-ucb", eps=0.25, sigma=0.1, delta=0.001)
     state = policy.init_state(2, 100)
     feed(state, [(0, 0.1 * k) for k in range(8)] + [(1, 0.5)] * 3)
-    select_one(state, 20, np.random.default_rng(0))
+    select_one(state, 20, policy_rng(0))
     expected = 1.9 + 0.1 * 13 * math.sqrt(10 * math.log(1000) / 8)
     assert state.scores[0] == pytest.approx(expected, rel=1e-12)
     assert state.scores[1] == math.inf  # 3 pulls: h = floor(3/4) = 0
@@ -75,7 +76,7 @@ def test_red_ucb_index_equals_direct_formula(schedule: str) -> None:
     policy = make_policy("red-ucb", sigma=0.2, delta=0.01, delta_schedule=schedule)
     state = policy.init_state(4, 200)
     t = feed(state, history) + 17
-    select_one(state, t, np.random.default_rng(0))
+    select_one(state, t, policy_rng(0))
     log_inv_delta = math.log(100) if schedule == "constant" else 4 * math.log(t)
     xs = per_arm(history, 4)
     expected = [red_direct(xs[i], t, 0.25, 0.2, log_inv_delta) for i in range(4)]
@@ -89,7 +90,7 @@ def test_red_ucb_incremental_state_equals_recomputation() -> None:
     policy = make_policy("red-ucb", eps=eps, sigma=0.1)
     state = policy.init_state(n_arms, 600)
     xs: list[list[float]] = [[] for _ in range(n_arms)]
-    sel_rng = np.random.default_rng(0)
+    sel_rng = policy_rng(0)
     for t in range(1, 601):
         arm = int(rng.integers(0, n_arms))
         x = float(rng.random())
@@ -118,11 +119,11 @@ def test_red_ucb_det_follows_eq_det_red() -> None:
     start = [(0, 0.1), (1, 0.03)]
     state = policy.init_state(2, 60)
     feed(state, start)
-    select_one(state, 3, np.random.default_rng(0))
+    select_one(state, 3, policy_rng(0))
     np.testing.assert_allclose(state.scores, [0.3, 0.09])
     state = policy.init_state(2, 60)
     feed(state, start + [(0, min(0.5, 0.1 * n)) for n in range(2, 16)])  # arm 0: 15 pulls
-    select_one(state, 17, np.random.default_rng(0))
+    select_one(state, 17, policy_rng(0))
     np.testing.assert_allclose(state.scores, [0.5, 0.51])
 
 
@@ -147,11 +148,10 @@ def replay_posterior(
     """The sampled thetas are N(S/M, 1/(gamma M)) with the test's own window (S, M)."""
     state = policy.init_state(3, 500)
     feed(state, history)
-    seed_rng = policy_generator(4)
-    select_one(state, t, seed_rng)
-    mirror = policy_generator(4)
+    select_one(state, t, policy_rng(4))
+    mirror = policy_rng(4)
     gamma = policy.params["gamma"]
-    expected = [mirror.normal(s / m, 1 / math.sqrt(gamma * m)) for s, m in window]
+    expected = [s / m + rng_normal(mirror, 0.0, 1 / math.sqrt(gamma * m)) for s, m in window]
     np.testing.assert_allclose(state.scores, expected, rtol=1e-12)
 
 
@@ -184,11 +184,11 @@ def test_et_swgts_round_window_forces_an_absent_arm() -> None:
     policy = make_policy("et-swgts", tau=10, Gamma=1, window="rounds")
     state = policy.init_state(3, 100)
     t = feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
-    assert select_one(state, t, np.random.default_rng(0)) == 1  # absent from the last 10 rounds
+    assert select_one(state, t, policy_rng(0)) == 1  # absent from the last 10 rounds
     pulls = make_policy("et-swgts", tau=10, Gamma=1)  # the pull window still holds arm 1
     state = pulls.init_state(3, 100)
     feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
-    select_one(state, t, np.random.default_rng(0))
+    select_one(state, t, policy_rng(0))
     assert np.isfinite(state.scores).all()
 
 
@@ -208,7 +208,7 @@ def test_ti_ucb_detects_saturation_and_switches_to_the_mean() -> None:
     policy = make_policy("ti-ucb", omega=omega, gamma=gamma, sigma=sigma, delta=delta)
     state = policy.init_state(2, 200)
     ys = [min(0.6, 0.01 * n) for n in range(1, 121)]  # rises until pull 60, then flat
-    rng = np.random.default_rng(0)
+    rng = policy_rng(0)
     update_one(state, 1, 0.3, 1, rng)
     update_one(state, 1, 0.3, 2, rng)
     scale = 2 * sigma**2 * math.log(1 / delta)
@@ -336,7 +336,7 @@ def test_red_ae_eliminates_when_the_spec_criterion_holds() -> None:
         (
             "red-ucb",
             {"sigma": -1.0},
-            "red-ucb: sigma=-1.0 is not allowed: use a number >= 0 or 'auto'",
+            "red-ucb: sigma=-1.0 is not allowed: use a number >= 0, 'auto' or 'estimate'",
         ),
         ("red-ucb", {"delta": 1.0}, "red-ucb: delta=1.0 is not allowed: use a number in (0, 1)"),
         (

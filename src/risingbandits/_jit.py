@@ -24,6 +24,8 @@ from typing import Any, TypeVar, cast
 import numba
 from numba.core import config as numba_config
 
+from risingbandits.user_cache import user_cache_root
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -44,13 +46,7 @@ def cache_dir() -> Path | None:
     """Directory of compiled kernels for this exact source, or None when caching is off."""
     if os.environ.get("RISINGBANDITS_NO_JIT_CACHE") == "1":
         return None
-    base = os.environ.get("RISINGBANDITS_CACHE_DIR")
-    if base:
-        root = Path(base)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        root = (Path(xdg) if xdg else Path.home() / ".cache") / "risingbandits"
-    candidates = [root, Path(tempfile.gettempdir()) / "risingbandits-cache"]
+    candidates = [user_cache_root(), Path(tempfile.gettempdir()) / "risingbandits-cache"]
     for parent in candidates:
         path = parent / "numba" / source_hash()
         try:
@@ -110,6 +106,13 @@ def helper(fn: F) -> F:
     which otherwise dominates a step.
     """
     return cast(F, numba.njit(nogil=True, inline="always")(fn))
+
+
+def called_helper(fn: F) -> F:
+    """``numba.njit`` for helpers called rarely from a hot loop (e.g. a recommendation at a
+    checkpoint): compiled into their callers as a call, not inlined, which keeps the caller's
+    loop simple."""
+    return cast(F, numba.njit(nogil=True)(fn))
 
 
 def vectorising_helper(fn: F) -> F:

@@ -4,6 +4,11 @@ The optimal policy for a horizon T plays one fixed arm all along, so
 V*(T) = max_i sum_{n <= T} mu_i(n), computed for every T at once with cumulative sums. The
 policy regret of a run depends only on how often each arm was pulled (rested rewards):
 Reg(T) = V*(T) - sum_i sum_{n <= N_i(T)} mu_i(n).
+
+The final-model gap judges what is deployed at the end instead of what was collected on the
+way: gap(T) = max_i mu_i(T) - mu_rec(N_rec(T)), how far the recommended arm, trained with the
+N_rec pulls it got, is from the best arm trained with the whole budget T (issue "the model you
+deploy"; mu(0) = 0 for an arm never pulled).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ class Oracle:
 
     def __init__(self, means: np.ndarray) -> None:
         n_arms, t_max = means.shape
+        self.means = means
+        """The mean table the oracle was built from (read-only)."""
         cumulative = np.zeros((n_arms, t_max + 1))
         np.cumsum(means, axis=1, out=cumulative[:, 1:])
         cumulative.setflags(write=False)
@@ -85,6 +92,19 @@ class Oracle:
         pulls = np.asarray(pulls, dtype=np.int64)
         arms = np.arange(self.cumulative.shape[0])
         return self.cumulative[arms, pulls].sum(axis=-1)
+
+    def final_gap(self, pulls: np.ndarray, recommended: np.ndarray) -> np.ndarray:
+        """Final-model gap of runs with pull counts ``pulls`` (shape (..., K)) that recommend
+        ``recommended`` (shape (...)): max_i mu_i(T) - mu_rec(N_rec), T = pulls.sum()."""
+        pulls = np.asarray(pulls, dtype=np.int64)
+        rec = np.asarray(recommended, dtype=np.int64)
+        horizons = pulls.sum(axis=-1)
+        if np.any(horizons < 1):
+            raise ValueError("final_gap needs runs of at least one pull")
+        best = self.means[:, horizons - 1].max(axis=0)
+        n_rec = np.take_along_axis(pulls, rec[..., None], axis=-1)[..., 0]
+        deployed = np.where(n_rec > 0, self.means[rec, np.maximum(n_rec, 1) - 1], 0.0)
+        return np.asarray(best - deployed, dtype=np.float64)
 
     def regret(self, pulls: np.ndarray) -> np.ndarray:
         """Policy regret of runs with pull counts ``pulls`` (shape (..., K)); T = pulls.sum()."""

@@ -1,7 +1,7 @@
 """Seeds: every random number of a run comes from one ``numpy.random.SeedSequence``.
 
-A run seed is split into two independent children: one drives the policy's own randomness
-(tie-breaks, posterior samples) through a ``numpy.random.Generator``; the other gives the
+A run seed is split into two independent children: one gives the key of the policy's own
+generator (tie-breaks, posterior samples; :mod:`risingbandits.policies.rng`); the other gives the
 64-bit key of the environment's counter-based rewards (see :mod:`risingbandits.rewards`).
 The derivation is the same for the compiled simulator and the online object, so a seed means
 the same run everywhere.
@@ -28,9 +28,10 @@ def _child(ss: np.random.SeedSequence, index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, index))
 
 
-def policy_generator(seed: SeedLike) -> np.random.Generator:
-    """The generator a policy uses in the run with this seed."""
-    return np.random.Generator(np.random.PCG64(_child(as_seed_sequence(seed), 0)))
+def policy_rng(seed: SeedLike) -> np.ndarray:
+    """The generator a policy uses in the run with this seed (``[key, counter]``, uint64)."""
+    key = _child(as_seed_sequence(seed), 0).generate_state(1, np.uint64)[0]
+    return np.array([key, 0], dtype=np.uint64)
 
 
 def reward_key(seed: SeedLike) -> np.uint64:

@@ -12,20 +12,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from risingbandits._jit import jit
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
-from risingbandits.policies.kernel import policy_select, policy_update
+from risingbandits.policies.kernel import (
+    policy_recommend,
+    policy_select,
+    policy_update,
+    trace_view,
+)
 from risingbandits.policies.registry import make_policy
+from risingbandits.policies.trace import Trace
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
-from risingbandits.seeding import SeedLike, as_seed_sequence, policy_generator, reward_key
+from risingbandits.seeding import SeedLike, as_seed_sequence, policy_rng, reward_key
 
 ProgressCallback = Callable[[int, int], None]
+
+
+class RunRecord(NamedTuple):
+    """Where the compiled loop writes one seed's run (arrays of size 0 when not asked for)."""
+
+    counts: np.ndarray  # K: pulls per arm
+    last: np.ndarray  # K: each arm's last reward
+    arms: np.ndarray  # T or 0: the arm of every round
+    checkpoints: np.ndarray  # C: rounds at which to record the three below
+    checkpoint_pulls: np.ndarray  # C x K
+    checkpoint_reward: np.ndarray  # C
+    checkpoint_recommended: np.ndarray  # C
+    trace_every: int  # record the trace after every trace_every-th select (rounds 1, 1 + k, ...)
+    trace_index: np.ndarray  # R x K or 0 x 0
+    trace_terms: np.ndarray  # R x K x n or 0 x 0 x 0
+    trace_arms: np.ndarray  # R or 0
 
 
 @jit
@@ -37,32 +59,39 @@ def _run(
     noise_std: np.ndarray,
     key: np.uint64,
     horizon: int,
-    rng: np.random.Generator,
-    counts: np.ndarray,
-    arms_out: np.ndarray,
-    checkpoints: np.ndarray,
-    checkpoint_pulls: np.ndarray,
-    checkpoint_reward: np.ndarray,
-) -> float:
+    rng: np.ndarray,
+    out: RunRecord,
+) -> tuple[float, int]:
+    """Run one seed; returns (realised reward, recommended arm at the end)."""
+    counts, last = out.counts, out.last
     n_arms = counts.shape[0]
-    record = arms_out.shape[0] > 0
+    record = out.arms.shape[0] > 0
+    tracing = out.trace_arms.shape[0] > 0
     next_checkpoint = 0
     total = 0.0
     for t in range(1, horizon + 1):
         arm = policy_select(state, t, rng)
         if arm < 0 or arm >= n_arms:
             raise ValueError("policy kernel returned an invalid arm")
+        if tracing and (t - 1) % out.trace_every == 0:
+            r = (t - 1) // out.trace_every
+            index, terms = trace_view(state)
+            out.trace_index[r, :] = index
+            out.trace_terms[r, :, :] = terms
+            out.trace_arms[r] = arm
         counts[arm] += 1
         reward = draw_reward(means, noise_kind, noise_sigma, noise_std, key, arm, counts[arm])
         total += reward
+        last[arm] = reward
         policy_update(state, arm, reward, t, rng)
         if record:
-            arms_out[t - 1] = arm
-        if next_checkpoint < checkpoints.shape[0] and checkpoints[next_checkpoint] == t:
-            checkpoint_pulls[next_checkpoint, :] = counts
-            checkpoint_reward[next_checkpoint] = total
+            out.arms[t - 1] = arm
+        if next_checkpoint < out.checkpoints.shape[0] and out.checkpoints[next_checkpoint] == t:
+            out.checkpoint_pulls[next_checkpoint, :] = counts
+            out.checkpoint_reward[next_checkpoint] = total
+            out.checkpoint_recommended[next_checkpoint] = policy_recommend(state, counts, last)
             next_checkpoint += 1
-    return total
+    return total, policy_recommend(state, counts, last)
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +99,9 @@ class SimulationResult:
     """Per-seed results of one policy on one instance at one horizon.
 
     ``regret`` is the expected policy regret of the pulls made (V*(T) minus the expected
-    reward of those pulls); ``reward`` is the realised reward beside it.
+    reward of those pulls); ``reward`` is the realised reward beside it. ``recommended`` is
+    the arm the policy would deploy at the end and ``final_gap`` how far that model is from the
+    best model trained with the whole budget (:meth:`risingbandits.regret.Oracle.final_gap`).
     """
 
     instance: str
@@ -83,10 +114,14 @@ class SimulationResult:
     regret: np.ndarray
     optimal_value: float
     best_arm: int
+    recommended: np.ndarray
+    final_gap: np.ndarray
     arms: np.ndarray | None = None
+    trace: Trace | None = field(default=None, repr=False)
     checkpoint_horizons: tuple[int, ...] = ()
     checkpoint_pulls: np.ndarray | None = field(default=None, repr=False)
     checkpoint_reward: np.ndarray | None = field(default=None, repr=False)
+    checkpoint_recommended: np.ndarray | None = field(default=None, repr=False)
     oracle: Oracle | None = field(default=None, repr=False)
 
     @property
@@ -103,8 +138,10 @@ class SimulationResult:
                 f"{list(self.checkpoint_horizons)}"
             )
         assert self.checkpoint_pulls is not None and self.checkpoint_reward is not None
+        assert self.checkpoint_recommended is not None
         c = self.checkpoint_horizons.index(horizon)
         pulls = self.checkpoint_pulls[:, c, :].copy()
+        recommended = self.checkpoint_recommended[:, c].copy()
         return replace(
             self,
             horizon=horizon,
@@ -113,10 +150,14 @@ class SimulationResult:
             regret=oracle.regret(pulls),
             optimal_value=oracle.value(horizon),
             best_arm=oracle.best_arm(horizon),
+            recommended=recommended,
+            final_gap=oracle.final_gap(pulls, recommended),
             arms=None if self.arms is None else self.arms[:, :horizon].copy(),
+            trace=None,
             checkpoint_horizons=(),
             checkpoint_pulls=None,
             checkpoint_reward=None,
+            checkpoint_recommended=None,
         )
 
 
@@ -139,6 +180,10 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
     return out
 
 
+TRACE_LIMIT = 50_000_000
+"""Most numbers a trace may hold (seeds x recorded rounds x K x (1 + terms); 400 MB)."""
+
+
 def simulate(
     instance: RisingInstance,
     policy: Policy | str,
@@ -147,6 +192,8 @@ def simulate(
     *,
     record_arms: bool = False,
     checkpoints: Sequence[int] = (),
+    trace: bool = False,
+    trace_every: int = 1,
     progress: ProgressCallback | None = None,
 ) -> SimulationResult:
     """Run ``policy`` (a :class:`Policy`, or a registered name with its default parameters) on
@@ -154,8 +201,12 @@ def simulate(
 
     ``seeds`` is an integer count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
     ``record_arms`` keeps the arm sequence of every seed (shape seeds x T).
-    ``checkpoints`` (horizons <= T) records pulls and reward at those rounds; only for policies
-    that do not use the horizon, where that prefix equals a run at the smaller horizon.
+    ``checkpoints`` (horizons <= T) records pulls, reward and recommendation at those rounds;
+    only for policies that do not use the horizon, where that prefix equals a run at the smaller
+    horizon.
+    ``trace`` records what the policy ranked the arms by after every ``trace_every``-th select
+    (:class:`Trace`); tracing changes no choice, and a trace larger than :data:`TRACE_LIMIT`
+    numbers is refused (raise ``trace_every``).
     ``progress(done, total)`` is called after each seed.
     """
     if isinstance(policy, str):
@@ -178,16 +229,36 @@ def simulate(
         )
     seed_list = _seed_list(seeds)
     n_seeds, n_arms = len(seed_list), instance.n_arms
+    n_terms, n_traced = _trace_size(policy, trace, trace_every, horizon, n_seeds, n_arms)
     pulls = np.zeros((n_seeds, n_arms), np.int64)
+    last = np.zeros((n_seeds, n_arms))
     reward = np.zeros(n_seeds)
+    recommended = np.zeros(n_seeds, np.int64)
     arms = np.zeros((n_seeds, horizon if record_arms else 0), np.int32)
     cp_array = np.asarray(cps, np.int64)
     cp_pulls = np.zeros((n_seeds, len(cps), n_arms), np.int64)
     cp_reward = np.zeros((n_seeds, len(cps)))
+    cp_rec = np.zeros((n_seeds, len(cps)), np.int64)
+    t_index = np.zeros((n_seeds, n_traced, n_arms if n_traced else 0))
+    t_terms = np.zeros((n_seeds, n_traced, n_arms if n_traced else 0, n_terms))
+    t_arms = np.zeros((n_seeds, n_traced), np.int32)
     noise = instance.noise
     for s, seed in enumerate(seed_list):
+        out = RunRecord(
+            pulls[s],
+            last[s],
+            arms[s],
+            cp_array,
+            cp_pulls[s],
+            cp_reward[s],
+            cp_rec[s],
+            int(trace_every),
+            t_index[s],
+            t_terms[s],
+            t_arms[s],
+        )
         state = policy.init_state(n_arms, horizon, instance.noise_proxy)
-        reward[s] = _run(
+        reward[s], recommended[s] = _run(
             state,
             instance.means,
             noise.code,
@@ -195,16 +266,16 @@ def simulate(
             instance.noise_table,
             reward_key(seed),
             horizon,
-            policy_generator(seed),
-            pulls[s],
-            arms[s],
-            cp_array,
-            cp_pulls[s],
-            cp_reward[s],
+            policy_rng(seed),
+            out,
         )
         if progress is not None:
             progress(s + 1, n_seeds)
     oracle = instance.oracle
+    traced = None
+    if trace:
+        rounds = np.arange(1, horizon + 1, trace_every)
+        traced = Trace(rounds, t_index, t_terms, type(policy).trace_terms, t_arms)
     return SimulationResult(
         instance=instance.name,
         policy=policy.to_dict(),
@@ -216,12 +287,38 @@ def simulate(
         regret=oracle.regret(pulls),
         optimal_value=oracle.value(horizon),
         best_arm=oracle.best_arm(horizon),
+        recommended=recommended,
+        final_gap=oracle.final_gap(pulls, recommended),
         arms=arms if record_arms else None,
+        trace=traced,
         checkpoint_horizons=tuple(cps),
         checkpoint_pulls=cp_pulls if cps else None,
         checkpoint_reward=cp_reward if cps else None,
+        checkpoint_recommended=cp_rec if cps else None,
         oracle=oracle,
     )
+
+
+def _trace_size(
+    policy: Policy, trace: bool, every: int, horizon: int, n_seeds: int, n_arms: int
+) -> tuple[int, int]:
+    """(terms, recorded rounds) of the trace asked for: (0, 0) without one."""
+    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
+        raise ValueError(f"trace_every={every!r} is not allowed: use an integer >= 1")
+    if not trace:
+        return 0, 0
+    names = type(policy).trace_terms
+    if not names:
+        raise ValueError(f"trace=True is not allowed for {policy.name}: it exposes no index")
+    rounds = -(-horizon // every)
+    size = n_seeds * rounds * n_arms * (1 + len(names))
+    if size > TRACE_LIMIT:
+        need = -(-size // TRACE_LIMIT) * every
+        raise ValueError(
+            f"trace of {size:,} numbers ({size * 8 / 2**30:.1f} GiB) is not allowed: the limit "
+            f"is {TRACE_LIMIT:,}; use trace_every >= {need} or fewer seeds"
+        )
+    return len(names), rounds
 
 
 def simulate_horizons(

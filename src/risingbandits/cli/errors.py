@@ -8,6 +8,8 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
+from risingbandits.extras import MissingExtra
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -29,14 +31,15 @@ def os_error_text(exc: OSError) -> str:
 
 
 def user_errors(fn: F) -> F:
-    """Turn ``ValueError`` / ``UserError`` raised by a command into :func:`fail` (code 2), and
-    any other ``OSError`` (an unreadable file, a full disk) into one line with code 1."""
+    """Turn ``ValueError`` / ``UserError`` / missing files / missing optional dependencies
+    raised by a command into :func:`fail` (code 2), and any other ``OSError`` (an unreadable
+    file, a full disk) into one line with code 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (ValueError, UserError, FileNotFoundError) as exc:
+        except (ValueError, UserError, FileNotFoundError, MissingExtra) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         except OSError as exc:
             fail(os_error_text(exc), code=1)

@@ -15,7 +15,7 @@ from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
 from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
-from risingbandits.experiments.executors import MissingExtra
+from risingbandits.extras import MissingExtra
 from risingbandits.instances.families import use_curves_dir
 from risingbandits.reproduce import ReproduceResult
 from risingbandits.reproduce import reproduce as run_reproduction

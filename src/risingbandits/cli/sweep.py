@@ -28,10 +28,10 @@ from risingbandits.analysis.summary import RegretRow, Summary, summarize
 from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
-from risingbandits.experiments.executors import MissingExtra
 from risingbandits.experiments.integrity import PartProblem
 from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
+from risingbandits.extras import MissingExtra
 
 app = typer.Typer(
     help="Experiment sweeps: a TOML spec run into a resumable results directory, then summarised.",

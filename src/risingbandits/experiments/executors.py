@@ -26,16 +26,13 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
+from risingbandits.extras import MissingExtra
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 EXECUTORS = ("serial", "processes", "dask")
 IN_FLIGHT_PER_WORKER = 2
-
-
-class MissingExtra(ImportError):
-    """An optional dependency is not installed (the message says what to install)."""
 
 
 class Executor(Protocol):

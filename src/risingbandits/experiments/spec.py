@@ -43,7 +43,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
-from risingbandits.instances.families import FAMILIES, family_instance
+from risingbandits.instances.families import (
+    FAMILIES,
+    check_request,
+    family_instance,
+    instance_ids,
+)
 from risingbandits.instances.memory import bytes_text
 from risingbandits.instances.named import named_instance
 from risingbandits.policies import Policy, make_policy, policy_class
@@ -124,11 +129,6 @@ class InstanceSource(_Strict):
             for key in ("count", "generator_seed"):
                 if getattr(self, key) is None:
                     raise ValueError(f"{key} is required with family (an integer)")
-            if not FAMILIES[self.family].random and self.count != 1:
-                raise ValueError(
-                    f"count={self.count} is not allowed: family {self.family} is not random, "
-                    "use count = 1"
-                )
         return self
 
 
@@ -349,17 +349,10 @@ def _source_refs(
     if src.family is not None:
         assert src.count is not None and src.generator_seed is not None
         params = json.dumps(src.params, sort_keys=True)
+        ids = instance_ids(src.family, src.count, src.generator_seed, **src.params)
         return [
-            InstanceRef(
-                "family",
-                f"{src.family}/{src.generator_seed}/{j}",
-                src.family,
-                j,
-                src.generator_seed,
-                params,
-                noise,
-            )
-            for j in range(src.count)
+            InstanceRef("family", ident, src.family, j, src.generator_seed, params, noise)
+            for j, ident in enumerate(ids)
         ]
     if src.named is not None:
         # the id is the built instance's name: "ltf-v1" names instance "ltf-v1/0/0"
@@ -391,6 +384,12 @@ def _instance_refs(
                     f"instances[{i}].params.{key}: unknown parameter of {src.family}: allowed "
                     f"are {', '.join(allowed) or 'none'}"
                 )
+        if src.family is not None:
+            assert src.count is not None and src.generator_seed is not None
+            try:  # the count within the family's size, t_max within its instances' horizons
+                check_request(src.family, src.count, src.generator_seed, t_max, **src.params)
+            except ValueError as exc:
+                raise SpecError(f"instances[{i}]: {exc}") from None
         try:
             group = _source_refs(src, model.noise, base_dir)
             group[0].build(t_max)  # checks files, family parameters and table length once

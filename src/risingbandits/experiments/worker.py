@@ -33,6 +33,8 @@ ROW_SCHEMA = pa.schema(
         ("horizon", pa.int64()),
         ("seed", pa.int64()),
         ("regret", pa.float64()),
+        ("final_gap", pa.float64()),
+        ("recommended", pa.int32()),
         ("reward", pa.float64()),
         ("pulls", pa.list_(pa.int64())),
         ("optimal_arm", pa.int32()),
@@ -41,10 +43,12 @@ ROW_SCHEMA = pa.schema(
     ]
 )
 """Columns of a result row. ``policy`` is the spec label, ``params`` the resolved parameters
-(JSON), ``seed`` the seed index, ``regret`` the expected policy regret of the run, ``reward`` its
-realised reward, ``optimal_arm`` the best fixed arm at that horizon, ``wall_time`` the seconds
-of the simulation that produced the row (for a horizon-free policy: its one run to the largest
-horizon, shared by the rows of every horizon)."""
+(JSON), ``seed`` the seed index, ``regret`` the expected policy regret of the run, ``final_gap``
+its final-model gap and ``recommended`` the arm it would deploy (see
+:class:`~risingbandits.simulate.SimulationResult`), ``reward`` its realised reward,
+``optimal_arm`` the best fixed arm at that horizon, ``wall_time`` the seconds of the simulation
+that produced the row (for a horizon-free policy: its one run to the largest horizon, shared by
+the rows of every horizon)."""
 
 
 @lru_cache(maxsize=8)
@@ -89,6 +93,8 @@ def run_task(task: Task) -> pa.Table:
         columns["horizon"].extend([horizon] * n_seeds)
         columns["seed"].extend(task.seeds)
         columns["regret"].extend(res.regret.tolist())
+        columns["final_gap"].extend(res.final_gap.tolist())
+        columns["recommended"].extend(res.recommended.tolist())
         columns["reward"].extend(res.reward.tolist())
         columns["pulls"].extend(res.pulls.tolist())
         columns["optimal_arm"].extend([res.best_arm] * n_seeds)

@@ -9,7 +9,7 @@ edit of ``ltf-v1``, so published numbers stay reproducible.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.lcdb import build_lcdb_v1, lcdb_v1_members
 from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import ltf_means
@@ -189,6 +190,12 @@ class Family:
     random: bool = True
     params: tuple[str, ...] = ()
     """Names of the generator's parameters; any other name is refused."""
+    members: Callable[[int, Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None
+    """A finite family (lcdb-v1): for a generator seed and parameters, its instances, each as
+    the extra parameters ``build`` receives (instance ``index`` is entry ``index``; an entry's
+    ``full_horizon`` is the longest table it allows; its ``index``, if any, its place in the
+    whole family, which names it). None: unbounded (random) or one instance.
+    A builder may return the standard deviations per pull (``noise_std``) as a fourth item."""
 
 
 FAMILIES: dict[str, Family] = {
@@ -214,6 +221,17 @@ FAMILIES: dict[str, Family] = {
         rising=False,
         random=False,
         params=("arms", "curves_dir"),
+    ),
+    "lcdb-v1": Family(
+        "lcdb-v1",
+        "LCDB learning curves (validation accuracy): 5 learners per OpenML data set reaching "
+        "2,048 samples, one sample per pull, noise = spread across splits; split = all|dev|test",
+        build_lcdb_v1,
+        Noise("curve-std"),
+        rising=False,
+        random=False,
+        params=("split",),
+        members=lcdb_v1_members,
     ),
 }
 
@@ -246,15 +264,76 @@ def family_instance(
         if key not in fam.params:
             allowed = ", ".join(fam.params) or "none"
             raise ValueError(f"{name}: unknown parameter {key!r}: allowed are {allowed}")
-    table, names, meta = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    if fam.members is not None:
+        members = fam.members(seed, params)
+        if index >= len(members):
+            raise ValueError(
+                f"index={index} is not allowed for {name}{_where(params)}: it has "
+                f"{len(members)} instances, use 0..{len(members) - 1}"
+            )
+        params = {**params, **members[index]}
+    table, names, meta, *std = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    place = int(params.get("index", index))
     return RisingInstance(
         table,
         noise or fam.noise,
-        name=f"{name}/{seed}/{index}",
+        name=instance_id(name, seed, place),
         arm_names=names,
-        meta={"family": name, "seed": seed, "index": index, **meta},
+        meta={"family": name, "seed": seed, **meta, "index": place},
         require_rising=fam.rising,
+        noise_std=std[0] if std else None,
     )
+
+
+def instance_id(name: str, seed: int, index: int) -> str:
+    """The name of instance ``index`` (its place in the whole family) of a family."""
+    return f"{name}/{seed}/{index}"
+
+
+def instance_ids(name: str, count: int, seed: int = 0, **params: Any) -> list[str]:
+    """Names of the first ``count`` instances a family lists for ``params`` (a finite family's
+    split lists members by their place in the whole family)."""
+    members = family(name).members
+    if members is None:
+        return [instance_id(name, seed, j) for j in range(count)]
+    listed = members(seed, params)[:count]
+    return [instance_id(name, seed, int(m.get("index", j))) for j, m in enumerate(listed)]
+
+
+def _where(params: Mapping[str, Any]) -> str:
+    return f" ({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})" if params else ""
+
+
+def family_size(name: str, seed: int = 0, **params: Any) -> int | None:
+    """How many instances the family has (None: unbounded, a random family)."""
+    fam = family(name)
+    if fam.members is not None:
+        return len(fam.members(seed, params))
+    return None if fam.random else 1
+
+
+def check_request(name: str, count: int, seed: int, horizon: int, **params: Any) -> None:
+    """Refuse ``count`` instances beyond the family's size, and a ``horizon`` longer than the
+    full horizon of one of them (one line naming the value and what is allowed)."""
+    size = family_size(name, seed, **params)
+    if count < 1 or (size is not None and count > size):
+        if size is None:
+            allowed = "use a count >= 1"
+        elif size == 1:
+            allowed = f"family {name}{_where(params)} has 1 instance, use count = 1"
+        else:
+            allowed = (
+                f"family {name}{_where(params)} has {size} instances, use a count from 1 to {size}"
+            )
+        raise ValueError(f"count={count} is not allowed: {allowed}")
+    members = family(name).members
+    fulls = [m.get("full_horizon") for m in members(seed, params)[:count]] if members else []
+    limit = min((f for f in fulls if f is not None), default=None)
+    if limit is not None and horizon > limit:
+        raise ValueError(
+            f"horizon={horizon} is not allowed for the first {count} instances of "
+            f"{name}{_where(params)}: the shortest full horizon among them is {limit} pulls"
+        )
 
 
 def generate(
@@ -265,9 +344,6 @@ def generate(
     noise: Noise | None = None,
     **params: Any,
 ) -> list[RisingInstance]:
-    """Instances 0..count-1 of a family (for a non-random family, count must be 1)."""
-    fam = family(name)
-    if count < 1 or (not fam.random and count != 1):
-        allowed = ">= 1" if fam.random else "1 (this family is not random)"
-        raise ValueError(f"count={count} is not allowed for {name}: use {allowed}")
+    """Instances 0..count-1 of a family (at most the family's size: :func:`family_size`)."""
+    check_request(name, count, seed, horizon, **params)
     return [family_instance(name, j, seed, horizon, noise, **params) for j in range(count)]

@@ -4,15 +4,13 @@ A :class:`Policy` holds only its hyper-parameters (like a scikit-learn estimator
 algorithm is a compiled kernel (see :mod:`risingbandits.policies.kernel`) over a run state that
 :meth:`Policy.init_state` builds; the simulator runs that kernel in a compiled loop and the
 online methods (:meth:`Policy.reset`, :meth:`Policy.select`, :meth:`Policy.update`) call the very
-same kernel one step at a time.
+same kernel one step at a time (:mod:`risingbandits.policies.online`).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import math
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,8 +19,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from risingbandits.policies.checkpoint import check_checkpoint
-from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.seeding import SeedLike, policy_generator
+from risingbandits.policies.noise_level import NoiseLevel, new_noise_level
+from risingbandits.policies.online import OnlineRun
+from risingbandits.policies.trace import Trace
+from risingbandits.seeding import SeedLike, policy_rng
 
 
 def _fmt(x: float) -> str:
@@ -65,7 +65,8 @@ class Param:
         else:
             base = "an integer" if self.kind is int else "a number"
         if self.special:
-            base += " or " + " or ".join(repr(s) for s in self.special)
+            names = [repr(s) for s in self.special]
+            base += (", " + ", ".join(names[:-1]) if names[:-1] else "") + " or " + names[-1]
         return base
 
     def _error(self, owner: str, value: Any) -> ValueError:
@@ -121,6 +122,12 @@ class Param:
         return self.validate(owner, value)
 
 
+def sigma_param(doc: str, default: float = 0.1) -> Param:
+    """The noise level of a policy's confidence terms: a number, ``auto`` (the instance's
+    sub-Gaussian proxy) or ``estimate`` (online, :mod:`~risingbandits.policies.noise_level`)."""
+    return Param("sigma", default, doc, low=0.0, special=("auto", "estimate"))
+
+
 TIE_BREAK = Param(
     "tie_break",
     "random",
@@ -145,6 +152,8 @@ class Policy:
     # parameters the CURE-UCB paper sets for that setting (empty: the defaults).
     presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {"ltf": {}, "concave": {}, "imdb": {}}
     reconstruction: ClassVar[bool] = False
+    trace_terms: ClassVar[tuple[str, ...]] = ()
+    """Names of the terms of the value each arm is ranked by (``state.terms`` columns)."""
 
     def __init__(self, preset: str | None = None, **params: Any) -> None:
         spec = {p.name: p for p in self.params_spec}
@@ -162,7 +171,7 @@ class Policy:
         self._params = {k: spec[k].validate(self.name, v) for k, v in values.items()}
         self._preset = preset
         self._check_params()
-        self._run: _OnlineRun | None = None
+        self._run: OnlineRun | None = None
 
     def _check_params(self) -> None:
         """Cross-parameter checks (override where parameters constrain each other)."""
@@ -220,87 +229,75 @@ class Policy:
         """
         raise NotImplementedError
 
-    def _resolve_sigma(self, noise_proxy: float | None) -> float:
+    def _noise_level(self, noise_proxy: float | None) -> NoiseLevel:
+        """The ``sigma`` parameter as a :class:`NoiseLevel`: a number, ``"auto"`` (the
+        instance's proxy) or ``"estimate"`` (estimated online from the rewards)."""
         sigma = self._params["sigma"]
+        if sigma == "estimate":
+            return new_noise_level(None)
         if sigma == "auto":
             if noise_proxy is None:
                 raise ValueError(
                     f"{self.name}: sigma='auto' needs the noise proxy: pass noise_proxy= "
-                    "(e.g. 0.5 for Bernoulli rewards) or give sigma a number"
+                    "(e.g. 0.5 for Bernoulli rewards) or give sigma a number or 'estimate'"
                 )
-            return float(noise_proxy)
-        return float(sigma)
+            return new_noise_level(float(noise_proxy))
+        return new_noise_level(float(sigma))
 
     # -- online use --------------------------------------------------------------------------
 
     def reset(
-        self, n_arms: int, horizon: int, seed: SeedLike = 0, noise_proxy: float | None = None
+        self,
+        n_arms: int,
+        horizon: int,
+        seed: SeedLike = 0,
+        noise_proxy: float | None = None,
+        *,
+        trace: bool = False,
     ) -> Policy:
         """Start a run of ``horizon`` rounds over ``n_arms`` arms; returns ``self``.
 
         The seed is derived exactly as in :func:`risingbandits.simulate`, so the same seed
-        gives the same arm sequence online and in the compiled simulator.
+        gives the same arm sequence online and in the compiled simulator. ``trace`` records what
+        each ``select`` ranked the arms by (:meth:`trace`).
         """
         check_run_size(n_arms, horizon)
         state = self.init_state(n_arms, horizon, noise_proxy)
-        self._run = _OnlineRun(state, policy_generator(seed), n_arms, horizon, noise_proxy)
+        self._run = OnlineRun(
+            self.name, state, policy_rng(seed), int(n_arms), int(horizon), noise_proxy, trace
+        )
         return self
 
-    def _online(self) -> _OnlineRun:
+    def _online(self) -> OnlineRun:
         if self._run is None:
             raise RuntimeError(f"{self.name}: call reset(n_arms, horizon, seed) before select()")
         return self._run
 
     def select(self) -> int:
         """The arm to play next (calling it twice without ``update`` returns the same arm)."""
-        run = self._online()
-        if run.pending is None:
-            if run.t >= run.horizon:
-                raise RuntimeError(
-                    f"{self.name}: the horizon of {run.horizon} rounds is used up; call reset()"
-                )
-            arm = int(select_one(run.state, run.t + 1, run.rng))
-            if not 0 <= arm < run.n_arms:
-                raise RuntimeError(f"{self.name}: kernel returned invalid arm {arm}")
-            run.pending = arm
-        return run.pending
+        return self._online().select()
 
     def update(self, arm: int, reward: float) -> None:
         """Record the reward of the arm returned by the last :meth:`select`."""
-        run = self._online()
-        if run.pending is None:
-            raise RuntimeError(f"{self.name}: call select() before update()")
-        if arm != run.pending:
-            raise ValueError(
-                f"{self.name}: update(arm={arm!r}) does not match the selected arm {run.pending}"
-            )
-        reward = float(reward)
-        if not math.isfinite(reward):
-            raise ValueError(f"{self.name}: reward={reward!r} is not allowed: use a finite number")
-        run.t += 1
-        update_one(run.state, arm, reward, run.t, run.rng)
-        run.pulls[arm] += 1
-        run.pending = None
+        self._online().update(arm, reward)
+
+    def recommend(self) -> int:
+        """The arm this policy would deploy if the budget ended now (see
+        :func:`~risingbandits.policies.kernel.most_pulled` for the default rule)."""
+        return self._online().recommend()
+
+    def trace(self) -> Trace:
+        """What each ``select`` of this run ranked the arms by (a one-seed
+        :class:`~risingbandits.policies.trace.Trace`; needs ``reset(..., trace=True)``)."""
+        return self._online().trace(self.trace_terms)
 
     def state_dict(self) -> dict[str, Any]:
         """The current online run as JSON-able data: parameters, run state, generator state.
 
         :meth:`load_state_dict` restores it exactly, so a resumed run makes the same
-        selections as one never interrupted. Arrays are stored as base64 of zlib-compressed
-        bytes.
+        selections as one never interrupted.
         """
-        run = self._online()
-        return {
-            "policy": self.to_dict(),
-            "n_arms": run.n_arms,
-            "horizon": run.horizon,
-            "noise_proxy": run.noise_proxy,
-            "t": run.t,
-            "pending": run.pending,
-            "pulls": run.pulls.tolist(),
-            "rng": run.rng.bit_generator.state,
-            "state": _encode_state(run.state),
-        }
+        return {"policy": self.to_dict(), **self._online().state_dict()}
 
     def load_state_dict(self, data: Mapping[str, Any]) -> Policy:
         """Restore an online run saved by :meth:`state_dict` (same policy and parameters)."""
@@ -309,12 +306,7 @@ class Policy:
             raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
         check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
-        run = self._online()
-        run.state = _decode_state(run.state, data["state"])
-        run.rng.bit_generator.state = data["rng"]
-        run.t = int(data["t"])
-        run.pending = None if data["pending"] is None else int(data["pending"])
-        run.pulls[:] = data["pulls"]
+        self._online().load(data)
         return self
 
     @property
@@ -326,58 +318,6 @@ class Policy:
     def pulls(self) -> np.ndarray:
         """Pulls per arm in the current online run (a copy)."""
         return self._online().pulls.copy()
-
-
-class _OnlineRun:
-    __slots__ = ("horizon", "n_arms", "noise_proxy", "pending", "pulls", "rng", "state", "t")
-
-    def __init__(
-        self,
-        state: Any,
-        rng: np.random.Generator,
-        n_arms: int,
-        horizon: int,
-        noise_proxy: float | None,
-    ) -> None:
-        self.state = state
-        self.rng = rng
-        self.n_arms = n_arms
-        self.horizon = horizon
-        self.noise_proxy = noise_proxy
-        self.t = 0
-        self.pending: int | None = None
-        self.pulls = np.zeros(n_arms, np.int64)
-
-
-def _encode_state(value: Any) -> Any:
-    """A run state (NamedTuple of arrays, scalars, nested tuples) as JSON-able data."""
-    if isinstance(value, np.ndarray):
-        raw = base64.b64encode(zlib.compress(np.ascontiguousarray(value).tobytes())).decode()
-        return {"dtype": value.dtype.str, "shape": list(value.shape), "zlib_b64": raw}
-    if isinstance(value, tuple):
-        return [_encode_state(v) for v in value]
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _decode_state(template: Any, data: Any) -> Any:
-    """Inverse of :func:`_encode_state`, checked against a fresh state of the same policy."""
-    if isinstance(template, np.ndarray):
-        shape = tuple(data["shape"])
-        if data["dtype"] != template.dtype.str or shape != template.shape:
-            raise ValueError(
-                f"saved array {data['dtype']}{list(shape)} does not fit this run "
-                f"({template.dtype.str}{list(template.shape)})"
-            )
-        raw = zlib.decompress(base64.b64decode(data["zlib_b64"]))
-        return np.frombuffer(raw, dtype=template.dtype).reshape(shape).copy()
-    if isinstance(template, tuple):
-        if len(data) != len(template):
-            raise ValueError("saved run state does not fit this policy's state")
-        values = [_decode_state(t, d) for t, d in zip(template, data, strict=True)]
-        return type(template)(*values) if hasattr(template, "_fields") else tuple(values)
-    if json.dumps(data) != json.dumps(_encode_state(template)):
-        raise ValueError(f"saved setting {data!r} differs from this run's {template!r}")
-    return template
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:

@@ -4,10 +4,11 @@ A checkpoint comes from a file, so it is checked like any user input, and each m
 ``ValueError`` line naming the field: every field present; ``n_arms`` an integer >= 2,
 ``horizon`` >= 1, ``t`` in 0..horizon; ``pulls`` one non-negative integer per arm summing to
 ``t`` (each completed round pulled one arm); ``pending`` None or an arm index (and only while
-rounds remain); ``noise_proxy`` None or a finite number >= 0; ``rng`` a state of the policy's bit
-generator; the run state shaped like a fresh run's: the same nesting, and every array of the
-same dtype and shape with the matching number of bytes. The state's settings (scalars) are
-compared by the loader itself.
+rounds remain); ``last`` one finite reward per arm; ``noise_proxy`` None or a finite number >= 0;
+``rng`` the policy's counter-based generator (two unsigned 64-bit integers, key and counter);
+the run state shaped like a fresh run's: the same nesting, and every array of the same dtype
+and shape with the matching number of bytes. The state's settings (scalars) are compared by
+the loader itself.
 """
 
 from __future__ import annotations
@@ -21,16 +22,34 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from risingbandits.seeding import policy_generator
-
 if TYPE_CHECKING:
     from risingbandits.policies.base import Policy
 
-FIELDS = ("policy", "n_arms", "horizon", "noise_proxy", "t", "pending", "pulls", "rng", "state")
+FIELDS = (
+    "policy",
+    "n_arms",
+    "horizon",
+    "noise_proxy",
+    "t",
+    "pending",
+    "pulls",
+    "last",
+    "rng",
+    "state",
+)
+UINT64 = 2**64
 
 
 def _integer(value: Any) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float | np.integer | np.floating)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
 
 
 def _refuse(field: str, value: Any, allowed: str) -> ValueError:
@@ -59,6 +78,12 @@ def _check_counts(data: Mapping[str, Any]) -> None:
         raise _refuse("pending", pending, f"use null or an arm index in 0..{n_arms - 1}")
     if pending is not None and t == horizon:
         raise _refuse("pending", pending, "use null: the horizon is used up")
+    last = data["last"]
+    if not isinstance(last, Sequence) or len(last) != n_arms:
+        raise _refuse("last", last, f"use a list of {n_arms} rewards (one per arm)")
+    for arm, reward in enumerate(last):
+        if not _number(reward):
+            raise _refuse(f"last[{arm}]", reward, "use a finite number")
 
 
 def _check_array(field: str, template: np.ndarray, data: Any) -> None:
@@ -100,16 +125,14 @@ def check_checkpoint(policy: Policy, data: Mapping[str, Any]) -> None:
         raise ValueError(f"checkpoint has no {', '.join(missing)}: it is incomplete")
     _check_counts(data)
     proxy = data["noise_proxy"]
-    if proxy is not None and (
-        isinstance(proxy, bool)
-        or not isinstance(proxy, int | float)
-        or not math.isfinite(proxy)
-        or proxy < 0
-    ):
+    if proxy is not None and (not _number(proxy) or proxy < 0):
         raise _refuse("noise_proxy", proxy, "use null or a finite number >= 0")
-    kind = policy_generator(0).bit_generator.state["bit_generator"]
     rng = data["rng"]
-    if not isinstance(rng, Mapping) or rng.get("bit_generator") != kind:
-        raise _refuse("rng", rng, f"use a {kind} generator state")
+    if (
+        not isinstance(rng, Sequence)
+        or len(rng) != 2
+        or not all(_integer(x) and 0 <= x < UINT64 for x in rng)
+    ):
+        raise _refuse("rng", rng, "use [key, counter], two integers in 0..2**64-1")
     template = policy.init_state(int(data["n_arms"]), int(data["horizon"]), proxy)
     _check_state("state", template, data["state"])

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, round_robin
+from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
 
 
@@ -16,23 +16,26 @@ class Ucb1State(NamedTuple):
     counts: np.ndarray
     sums: np.ndarray
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: mean, bonus
     alpha: float
     tie_first: bool
 
 
-def _select(state: Ucb1State, t: int, rng: np.random.Generator) -> int:
+def _select(state: Ucb1State, t: int, rng: np.ndarray) -> int:
     n_arms = state.counts.shape[0]
     forced = round_robin(t, n_arms, 1)
     if forced >= 0:
-        return forced
+        return show_forced(state.scores, state.terms, forced)
     log_t = math.log(t)
     for i in range(n_arms):
         n = state.counts[i]
-        state.scores[i] = state.sums[i] / n + math.sqrt(state.alpha * log_t / n)
+        set_terms(
+            state.scores, state.terms, i, state.sums[i] / n, math.sqrt(state.alpha * log_t / n)
+        )
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _update(state: Ucb1State, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: Ucb1State, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     state.counts[arm] += 1
     state.sums[arm] += reward
 
@@ -49,6 +52,7 @@ class UCB1(Policy):
     """
 
     name = "ucb1"
+    trace_terms = ("mean", "bonus")
     summary = "UCB1: mean of all rewards + sqrt(alpha ln t / N) (stationary reference)"
     paper = (
         "Auer, Cesa-Bianchi, Fischer 2002, Finite-time Analysis of the Multiarmed Bandit Problem"
@@ -63,6 +67,7 @@ class UCB1(Policy):
             np.zeros(n_arms, np.int64),
             np.zeros(n_arms),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             float(self._params["alpha"]),
             self._params["tie_break"] == "first",
         )

@@ -1,4 +1,5 @@
-"""Shared compiled pieces of policies: argmax with seeded ties, forced round robin, [0, 1] clip.
+"""Shared compiled pieces of policies: argmax with seeded ties, forced round robin (and how it
+shows in a trace), [0, 1] clip.
 
 Compiled helpers (see :func:`risingbandits._jit.helper`): they are compiled into the kernels that
 call them.
@@ -9,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from risingbandits._jit import helper
+from risingbandits.policies.rng import rng_below
 
 
 @helper
-def argmax_ties(values: np.ndarray, rng: np.random.Generator, tie_first: bool) -> int:
+def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
     """Index of the largest value; ties go uniformly at random (``rng``) or to the lowest index.
 
     The generator is only used when there is a tie (DECISIONS.md row 3), so deterministic
@@ -31,7 +33,7 @@ def argmax_ties(values: np.ndarray, rng: np.random.Generator, tie_first: bool) -
             count += 1
     if count == 1 or tie_first:
         return best
-    pick = rng.integers(0, count)
+    pick = rng_below(rng, count)
     for i in range(best, values.shape[0]):
         if values[i] == top:
             if pick == 0:
@@ -46,6 +48,48 @@ def round_robin(t: int, n_arms: int, pulls_per_arm: int) -> int:
     if t <= n_arms * pulls_per_arm:
         return (t - 1) % n_arms
     return -1
+
+
+@helper
+def show_forced(scores: np.ndarray, terms: np.ndarray, arm: int) -> int:
+    """Record a forced choice (round robin) in an index policy's trace view and return ``arm``:
+    index +inf for the arm played, -inf for the others, carried by the first term."""
+    for i in range(scores.shape[0]):
+        value = np.inf if i == arm else -np.inf
+        scores[i] = value
+        terms[i, 0] = value
+        for j in range(1, terms.shape[1]):
+            terms[i, j] = 0.0
+    return arm
+
+
+@helper
+def set_terms(scores: np.ndarray, terms: np.ndarray, i: int, a: float, b: float) -> None:
+    """Arm i's index a + b with its two terms (most index policies: estimate + bonus)."""
+    terms[i, 0] = a
+    terms[i, 1] = b
+    scores[i] = a + b
+
+
+@helper
+def best_active(active: np.ndarray, values: np.ndarray) -> int:
+    """The active arm with the highest value (ties to the lowest index): the recommendation of
+    elimination methods (their survivor when one arm is left)."""
+    best = -1
+    for i in range(active.shape[0]):
+        if active[i] and (best < 0 or values[i] > values[best]):
+            best = i
+    return best
+
+
+@helper
+def show_active(
+    scores: np.ndarray, terms: np.ndarray, active: np.ndarray, values: np.ndarray
+) -> None:
+    """An elimination method's trace view: each arm's value (first term) and 0 if it is still
+    active or -inf if it was eliminated (second term)."""
+    for i in range(scores.shape[0]):
+        set_terms(scores, terms, i, values[i], 0.0 if active[i] else -np.inf)
 
 
 @helper

@@ -11,9 +11,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
-from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, round_robin
+from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.common import argmax_ties, round_robin, show_forced
 from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.noise_level import (
+    NoiseLevel,
+    new_noise_level,
+    noise_observe,
+    noise_sigma,
+)
 from risingbandits.policies.windows import (
     ArmHistory,
     fraction_window,
@@ -26,9 +32,10 @@ from risingbandits.policies.windows import (
 class CureState(NamedTuple):
     hist: ArmHistory
     scores: np.ndarray
+    terms: np.ndarray  # K x 3: recent average, future gain, bonus
     horizon: int
     eps: float
-    sigma: float
+    noise: NoiseLevel
     fixed_window: int  # 0: h = max(1, floor(eps N)); else this h for every arm
     start_pulls: int  # round-robin pulls per arm before the index is used
     tie_first: bool
@@ -59,24 +66,29 @@ def cure_index_terms(
     return recent, future, bonus
 
 
-def _select(state: CureState, t: int, rng: np.random.Generator) -> int:
+def _select(state: CureState, t: int, rng: np.ndarray) -> int:
     n_arms = state.scores.shape[0]
     forced = round_robin(t, n_arms, state.start_pulls)
     if forced >= 0:
-        return forced
+        return show_forced(state.scores, state.terms, forced)
     remaining = float(state.horizon - t)
     log_t = math.log(t)
+    sigma = noise_sigma(state.noise)
     for i in range(n_arms):
         h = state.fixed_window
         if h == 0:
             h = fraction_window(state.hist.counts[i], state.eps)
-        recent, future, bonus = cure_index_terms(state.hist, i, h, remaining, log_t, state.sigma)
+        recent, future, bonus = cure_index_terms(state.hist, i, h, remaining, log_t, sigma)
+        state.terms[i, 0] = recent
+        state.terms[i, 1] = future
+        state.terms[i, 2] = bonus
         state.scores[i] = recent + future + bonus
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _update(state: CureState, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: CureState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
+    noise_observe(state.noise, state.hist, arm)
 
 
 register_kernel(CureState, _select, _update)
@@ -93,7 +105,8 @@ class CureUCB(Policy):
     Parameters (paper values):
       eps: window fraction, h = max(1, floor(eps N)) so 2h <= N; 1/4 (synthetic), 1/32 (IMDB).
       sigma: sub-Gaussian proxy in the bonus; 0.1 in every preset (the paper states none;
-        DECISIONS.md row 4), or "auto" for the instance's proxy (0.5 for Bernoulli rewards).
+        DECISIONS.md row 4), "auto" for the instance's proxy (0.5 for Bernoulli rewards), or
+        "estimate" (online, from the rewards: :mod:`risingbandits.policies.noise_level`).
       tie_break: "random" (DECISIONS.md row 3) or "first".
 
     Choices: play each arm twice in round robin first (Alg. 1, line 2); ln(t^3) uses the
@@ -101,6 +114,7 @@ class CureUCB(Policy):
     """
 
     name = "cure-ucb"
+    trace_terms = ("recent average", "future gain", "bonus")
     summary = "CURE-UCB: recent average + (T-t)/2 x slope + bonus (the paper's method; uses T)"
     paper = "Song et al. 2026, Rising Multi-Armed Bandits with Known Horizons, Alg. 1, Eq. (index)"
     params_spec = (
@@ -113,7 +127,7 @@ class CureUCB(Policy):
             low_open=True,
             high_open=True,
         ),
-        Param("sigma", 0.1, "noise proxy in the exploration bonus", low=0.0, special=("auto",)),
+        sigma_param("noise proxy in the exploration bonus"),
         TIE_BREAK,
     )
     presets = {
@@ -130,9 +144,10 @@ class CureUCB(Policy):
         return CureState(
             new_history(n_arms, horizon),
             np.zeros(n_arms),
+            np.zeros((n_arms, 3)),
             int(horizon),
             float(self._params["eps"]),
-            self._resolve_sigma(noise_proxy),
+            self._noise_level(noise_proxy),
             0,
             2,
             self._params["tie_break"] == "first",
@@ -148,6 +163,7 @@ class CureUCBDet(Policy):
     """
 
     name = "cure-ucb-det"
+    trace_terms = ("recent average", "future gain", "bonus")
     summary = "deterministic CURE-UCB (h = 1, no bonus, K-round start; dominance theorem)"
     paper = "Song et al. 2026, Appendix B, Algorithm CURE-UCB (Deterministic Version)"
 
@@ -157,5 +173,13 @@ class CureUCBDet(Policy):
 
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         return CureState(
-            new_history(n_arms, horizon), np.zeros(n_arms), int(horizon), 0.25, 0.0, 1, 1, True
+            new_history(n_arms, horizon),
+            np.zeros(n_arms),
+            np.zeros((n_arms, 3)),
+            int(horizon),
+            0.25,
+            new_noise_level(0.0),
+            1,
+            1,
+            True,
         )

@@ -1,10 +1,22 @@
 """The one place where a policy's algorithm runs: compiled kernels dispatched on state type.
 
-A policy's algorithm is a state (a ``NamedTuple`` of arrays and scalars) and two functions,
-``select(state, t, rng) -> arm`` and ``update(state, arm, reward, t, rng)``, registered here
-with :func:`register_kernel`. The compiled simulator and the online object both call them
-through :func:`policy_select` / :func:`policy_update`, which Numba resolves at compile time from
+A policy's algorithm is a state (a ``NamedTuple`` of arrays and scalars) and compiled functions
+registered here with :func:`register_kernel`:
+
+* ``select(state, t, rng) -> arm``: the arm to play in round ``t`` (1-based);
+* ``update(state, arm, reward, t, rng)``: record the reward observed in round ``t``;
+* ``recommend(state, counts, last) -> arm`` (optional): the arm the policy would deploy if the
+  budget ended now; the default is :func:`most_pulled` (called, not inlined: it runs only at
+  checkpoints and at the end).
+
+``rng`` is the policy's own generator (:mod:`risingbandits.policies.rng`). The compiled
+simulator and the online object both call the kernels through :func:`policy_select`,
+:func:`policy_update` and :func:`policy_recommend`, which Numba resolves at compile time from
 the state's class, so each policy has one implementation that serves both.
+
+Index policies also keep, in their state, ``scores`` (K: the value each arm was ranked by in the
+last ``select``) and ``terms`` (K x n: the named terms of that value, which add up to it); the
+simulator's trace copies both after every ``select`` (:func:`trace_view`).
 """
 
 from __future__ import annotations
@@ -12,34 +24,75 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from risingbandits._jit import helper, jit
+from risingbandits._jit import called_helper, helper, jit
 
-SelectFn = Callable[[Any, int, np.random.Generator], int]
-UpdateFn = Callable[[Any, int, float, int, np.random.Generator], None]
+SelectFn = Callable[[Any, int, np.ndarray], int]
+UpdateFn = Callable[[Any, int, float, int, np.ndarray], None]
+RecommendFn = Callable[[Any, np.ndarray, np.ndarray], int]
 
-_KERNELS: dict[type, tuple[SelectFn, UpdateFn]] = {}
+
+@helper
+def most_pulled(counts: np.ndarray, last: np.ndarray) -> int:
+    """The most-pulled arm; ties to the higher last observed reward, then the lowest index.
+
+    The default recommendation: the candidate that received most of the budget is the one the
+    policy came to trust; ``last[i]`` (the arm's latest reward) is the one estimate of its
+    current value that every policy has.
+    """
+    best, top, top_last = 0, counts[0], last[0]
+    for i in range(1, counts.shape[0]):
+        if counts[i] > top or (counts[i] == top and last[i] > top_last):
+            best, top, top_last = i, counts[i], last[i]
+    return best
 
 
-def register_kernel(state_cls: type, select: SelectFn, update: UpdateFn) -> None:
+def _default_recommend(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
+    return most_pulled(counts, last)
+
+
+_KERNELS: dict[type, tuple[SelectFn, UpdateFn, RecommendFn]] = {}
+
+
+def register_kernel(
+    state_cls: type,
+    select: SelectFn,
+    update: UpdateFn,
+    recommend: RecommendFn | None = None,
+) -> None:
     """Declare the algorithm of the policies whose run state is a ``state_cls``."""
-    _KERNELS[state_cls] = (helper(select), helper(update))
+    _KERNELS[state_cls] = (
+        helper(select),
+        helper(update),
+        called_helper(recommend if recommend is not None else _default_recommend),
+    )
 
 
-def policy_select(state: Any, t: int, rng: np.random.Generator) -> int:
+def policy_select(state: Any, t: int, rng: np.ndarray) -> int:
     """The arm the policy plays in round ``t`` (1-based)."""
     return _KERNELS[type(state)][0](state, t, rng)
 
 
-def policy_update(state: Any, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def policy_update(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     """Record the reward of ``arm`` observed in round ``t``."""
     _KERNELS[type(state)][1](state, arm, reward, t, rng)
 
 
-def _kernel_for(state: types.Type) -> tuple[SelectFn, UpdateFn] | None:
+def policy_recommend(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
+    """The arm the policy would deploy now (``counts``: pulls per arm, ``last``: last rewards)."""
+    return _KERNELS[type(state)][2](state, counts, last)
+
+
+def trace_view(state: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(scores, terms)`` of an index policy's last ``select``; empty arrays otherwise."""
+    raise NotImplementedError("trace_view is compiled only")
+
+
+def _kernel_for(state: types.Type) -> tuple[SelectFn, UpdateFn, RecommendFn] | None:
     if isinstance(state, types.BaseNamedTuple):
         return _KERNELS.get(getattr(state, "instance_class", None))  # type: ignore[arg-type]
     return None
@@ -65,13 +118,68 @@ def _update_overload(state, arm, reward, t, rng):
     return lambda state, arm, reward, t, rng: update(state, arm, reward, t, rng)
 
 
+@overload(policy_recommend, inline="always")
+def _recommend_overload(state, counts, last):
+    kernel = _kernel_for(state)
+    if kernel is None:
+        return None
+    recommend = kernel[2]
+    return lambda state, counts, last: recommend(state, counts, last)
+
+
+@overload(trace_view, inline="always")
+def _trace_view_overload(state):
+    if not isinstance(state, types.BaseNamedTuple):
+        return None
+    fields = getattr(state, "fields", ())
+    if "scores" in fields and "terms" in fields:
+        return lambda state: (state.scores, state.terms)
+    return lambda state: (np.empty(0), np.empty((0, 0)))
+
+
 @jit
-def select_one(state: Any, t: int, rng: np.random.Generator) -> int:
-    """One compiled ``select`` call (the online object's entry point)."""
+def select_one(state: Any, t: int, rng: np.ndarray) -> int:
+    """One compiled ``select`` call."""
     return policy_select(state, t, rng)
 
 
 @jit
-def update_one(state: Any, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
-    """One compiled ``update`` call (the online object's entry point)."""
+def update_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
+    """One compiled ``update`` call."""
     policy_update(state, arm, reward, t, rng)
+
+
+@jit
+def step_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> int:
+    """``update`` with the reward of round ``t``, then ``select`` for round ``t + 1``: the
+    online object's one call per round."""
+    policy_update(state, arm, reward, t, rng)
+    return policy_select(state, t + 1, rng)
+
+
+@jit
+def recommend_one(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
+    """One compiled ``recommend`` call."""
+    return policy_recommend(state, counts, last)
+
+
+class EntryPoints:
+    """The compiled ``select_one``/``step_one`` of one state type, called without Numba's
+    dispatcher: the dispatcher types every argument on every call (a few microseconds for a
+    nested state), which would dominate the online object's select and update. The entry points
+    are looked up once per state type (compiling on first use); arguments must then have exactly
+    the compiled types (``int`` rounds and arms, ``float`` rewards), which the online object
+    guarantees."""
+
+    __slots__ = ("select", "step")
+
+    def __init__(self, state: Any, rng: np.ndarray) -> None:
+        self.select = _entry_point(select_one, (state, 1, rng))
+        self.step = _entry_point(step_one, (state, 0, 0.0, 1, rng))
+
+
+def _entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+    sig = tuple(numba.typeof(a) for a in args)
+    if sig not in dispatcher.overloads:
+        dispatcher.compile(sig)
+    return dispatcher.overloads[sig].entry_point

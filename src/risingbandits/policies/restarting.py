@@ -14,7 +14,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import Param, Policy
-from risingbandits.policies.common import clip_unit
+from risingbandits.policies.common import best_active, clip_unit, show_active
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.restarts import (
     RestartClock,
@@ -22,6 +22,7 @@ from risingbandits.policies.restarts import (
     periodic_restart,
     random_restart,
 )
+from risingbandits.policies.rng import rng_below, rng_uniform
 
 SETTINGS = ("ltf", "concave", "imdb")
 
@@ -31,15 +32,16 @@ SETTINGS = ("ltf", "concave", "imdb")
 
 class Rexp3State(NamedTuple):
     log_weights: np.ndarray
-    probs: np.ndarray  # the distribution the current round's arm was drawn from
+    scores: np.ndarray  # the distribution the current round's arm was drawn from
+    terms: np.ndarray  # K x 1: the same probabilities (the trace view of a sampling policy)
     gamma: float
     clock: RestartClock
 
 
 @helper
-def sample_index(probs: np.ndarray, rng: np.random.Generator) -> int:
+def sample_index(probs: np.ndarray, rng: np.ndarray) -> int:
     """An index drawn from the distribution ``probs`` (one uniform draw, inverse CDF)."""
-    u = rng.random()
+    u = rng_uniform(rng)
     acc = 0.0
     last = probs.shape[0] - 1
     for i in range(last):
@@ -49,8 +51,8 @@ def sample_index(probs: np.ndarray, rng: np.random.Generator) -> int:
     return last
 
 
-def _rexp3_select(state: Rexp3State, t: int, rng: np.random.Generator) -> int:
-    lw, p = state.log_weights, state.probs
+def _rexp3_select(state: Rexp3State, t: int, rng: np.ndarray) -> int:
+    lw, p = state.log_weights, state.scores
     n_arms = lw.shape[0]
     top = lw.max()
     total = 0.0
@@ -59,14 +61,13 @@ def _rexp3_select(state: Rexp3State, t: int, rng: np.random.Generator) -> int:
         total += p[i]
     for i in range(n_arms):
         p[i] = (1.0 - state.gamma) * p[i] / total + state.gamma / n_arms
+        state.terms[i, 0] = p[i]
     return sample_index(p, rng)
 
 
-def _rexp3_update(
-    state: Rexp3State, arm: int, reward: float, t: int, rng: np.random.Generator
-) -> None:
+def _rexp3_update(state: Rexp3State, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     n_arms = state.log_weights.shape[0]
-    state.log_weights[arm] += state.gamma * clip_unit(reward) / (state.probs[arm] * n_arms)
+    state.log_weights[arm] += state.gamma * clip_unit(reward) / (state.scores[arm] * n_arms)
     if periodic_restart(state.clock, t):
         state.log_weights[:] = 0.0
 
@@ -106,6 +107,7 @@ class Rexp3(Policy):
     """
 
     name = "rexp3"
+    trace_terms = ("probability",)
     summary = "Rexp3: Exp3 restarted every Delta_T rounds, V_T = K"
     paper = (
         "Besbes, Gur, Zeevi 2014, Stochastic Multi-Armed-Bandit Problem with Non-stationary "
@@ -146,7 +148,11 @@ class Rexp3(Policy):
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
         batch, gamma = self.resolved(n_arms, horizon)
         return Rexp3State(
-            np.zeros(n_arms), np.zeros(n_arms), gamma, new_restart_clock(period=batch)
+            np.zeros(n_arms),
+            np.zeros(n_arms),
+            np.zeros((n_arms, 1)),
+            gamma,
+            new_restart_clock(period=batch),
         )
 
 
@@ -159,6 +165,8 @@ class Ser4State(NamedTuple):
     order: np.ndarray  # order[:cursor[1]]: this round's shuffled active arms
     cursor: np.ndarray  # [0]: position in order; [1]: arms in this round
     rounds: np.ndarray  # [0]: rounds completed since the last reset (tau in the paper)
+    scores: np.ndarray
+    terms: np.ndarray  # K x 2: mean since the last reset, 0 (active) or -inf (eliminated)
     delta: float
     eps: float
     elim_const: float
@@ -166,7 +174,7 @@ class Ser4State(NamedTuple):
 
 
 @helper
-def shuffle_active(active: np.ndarray, order: np.ndarray, rng: np.random.Generator) -> int:
+def shuffle_active(active: np.ndarray, order: np.ndarray, rng: np.ndarray) -> int:
     """Write the active arms into ``order`` in a uniformly random order; returns their number."""
     n = 0
     for i in range(active.shape[0]):
@@ -174,7 +182,7 @@ def shuffle_active(active: np.ndarray, order: np.ndarray, rng: np.random.Generat
             order[n] = i
             n += 1
     for j in range(n - 1, 0, -1):  # Fisher-Yates
-        k = rng.integers(0, j + 1)
+        k = rng_below(rng, j + 1)
         order[j], order[k] = order[k], order[j]
     return n
 
@@ -198,16 +206,15 @@ def _eliminate(state: Ser4State) -> None:
             active[i] = False
 
 
-def _ser4_select(state: Ser4State, t: int, rng: np.random.Generator) -> int:
+def _ser4_select(state: Ser4State, t: int, rng: np.ndarray) -> int:
+    show_active(state.scores, state.terms, state.active, state.means)
     if state.cursor[0] == state.cursor[1]:  # a new round over the active arms
         state.cursor[1] = shuffle_active(state.active, state.order, rng)
         state.cursor[0] = 0
     return state.order[state.cursor[0]]
 
 
-def _ser4_update(
-    state: Ser4State, arm: int, reward: float, t: int, rng: np.random.Generator
-) -> None:
+def _ser4_update(state: Ser4State, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     samples = state.rounds[0] + 1  # this is arm's samples-th reward since the last reset
     state.means[arm] += (clip_unit(reward) - state.means[arm]) / samples
     state.cursor[0] += 1
@@ -222,7 +229,11 @@ def _ser4_update(
         state.rounds[0] = 0
 
 
-register_kernel(Ser4State, _ser4_select, _ser4_update)
+def _ser4_recommend(state: Ser4State, counts: np.ndarray, last: np.ndarray) -> int:
+    return best_active(state.active, state.means)
+
+
+register_kernel(Ser4State, _ser4_select, _ser4_update, _ser4_recommend)
 
 
 class Ser4(Policy):
@@ -249,10 +260,12 @@ class Ser4(Policy):
     Choices: rewards clipped to [0, 1]; the reset coin is flipped once at the end of each
     round (also when a single arm is left, so a reset can then happen at any step); an
     empirical best arm is never eliminated (it could only be if r(tau) <= eps); K in
-    ln(4 K tau^2 / delta) is the number of arms, not |S|.
+    ln(4 K tau^2 / delta) is the number of arms, not |S|. Recommendation: the active arm with
+    the highest mean since the last reset (the survivor when one is left).
     """
 
     name = "ser4"
+    trace_terms = ("mean since reset", "eliminated")
     summary = "Ser4: successive elimination, random round robin, random resets"
     paper = (
         "Allesiardo, Féraud, Maillard 2017, The Non-Stationary Stochastic Multi-Armed Bandit "
@@ -310,6 +323,8 @@ class Ser4(Policy):
             np.zeros(n_arms, np.int64),
             np.zeros(2, np.int64),
             np.zeros(1, np.int64),
+            np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             delta,
             eps,
             float(self._params["elim_const"]),

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
+from risingbandits.policies.rng import rng_uniform
 
 
 class RestartClock(NamedTuple):
@@ -51,9 +52,9 @@ def periodic_restart(clock: RestartClock, t: int) -> bool:
 
 
 @helper
-def random_restart(clock: RestartClock, t: int, rng: np.random.Generator) -> bool:
+def random_restart(clock: RestartClock, t: int, rng: np.ndarray) -> bool:
     """A restart with probability ``prob`` at the end of round ``t`` (recorded); one uniform
     draw from ``rng`` when prob > 0, none otherwise."""
-    if clock.prob > 0.0 and rng.random() < clock.prob:
+    if clock.prob > 0.0 and rng_uniform(rng) < clock.prob:
         return _record(clock, t)
     return False

@@ -15,9 +15,10 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, clip_unit
+from risingbandits.policies.common import argmax_ties, clip_unit, set_terms
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.kl_index import kl_ucb_bernoulli
+from risingbandits.policies.rng import rng_beta, rng_uniform
 from risingbandits.policies.round_window import (
     RoundWindow,
     new_round_window,
@@ -43,26 +44,26 @@ def _window(n_arms: int, tau: int, horizon: int) -> RoundWindow:
 class SwUcbState(NamedTuple):
     win: RoundWindow
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: window mean, bonus
     xi: float
     bound: float
     tie_first: bool
 
 
-def _sw_ucb_select(state: SwUcbState, t: int, rng: np.random.Generator) -> int:
+def _sw_ucb_select(state: SwUcbState, t: int, rng: np.ndarray) -> int:
     win = state.win
     log_m = math.log(max(window_rounds(win), 1))
     for i in range(state.scores.shape[0]):
         n = win.counts[i]
         if n == 0:
-            state.scores[i] = np.inf
+            set_terms(state.scores, state.terms, i, np.inf, 0.0)
         else:
-            state.scores[i] = win.sums[i] / n + state.bound * math.sqrt(state.xi * log_m / n)
+            bonus = state.bound * math.sqrt(state.xi * log_m / n)
+            set_terms(state.scores, state.terms, i, win.sums[i] / n, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _sw_ucb_update(
-    state: SwUcbState, arm: int, reward: float, t: int, rng: np.random.Generator
-) -> None:
+def _sw_ucb_update(state: SwUcbState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     window_push(state.win, arm, reward)
 
 
@@ -94,6 +95,7 @@ class SlidingWindowUCB(Policy):
     """
 
     name = "sw-ucb"
+    trace_terms = ("window mean", "bonus")
     summary = "SW-UCB: UCB over the last tau rounds, tau = 2 sqrt(T ln T)"
     paper = (
         "Garivier & Moulines 2011, On Upper-Confidence Bound Policies for Switching Bandit "
@@ -116,6 +118,7 @@ class SlidingWindowUCB(Policy):
         return SwUcbState(
             _window(n_arms, sw_ucb_tau(horizon) if tau == "auto" else tau, horizon),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             float(self._params["xi"]),
             float(self._params["bound"]),
             self._params["tie_break"] == "first",
@@ -128,6 +131,7 @@ class SlidingWindowUCB(Policy):
 class SwKlUcbState(NamedTuple):
     win: RoundWindow
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: window mean, KL bonus (index - mean)
     stale: np.ndarray  # arm's window stats changed since its index was computed
     level: np.ndarray  # [0]: the exploration level f of the current scores (nan: none yet)
     c: float
@@ -147,7 +151,7 @@ def kl_exploration_level(m: int, c: float) -> float:
     return log_m + c * math.log(log_m)
 
 
-def _sw_kl_ucb_select(state: SwKlUcbState, t: int, rng: np.random.Generator) -> int:
+def _sw_kl_ucb_select(state: SwKlUcbState, t: int, rng: np.ndarray) -> int:
     win = state.win
     f = kl_exploration_level(window_rounds(win), state.c)
     if f != state.level[0]:
@@ -159,18 +163,20 @@ def _sw_kl_ucb_select(state: SwKlUcbState, t: int, rng: np.random.Generator) -> 
         state.stale[i] = False
         n = win.counts[i]
         if n == 0:
-            state.scores[i] = np.inf
-        elif f <= 0.0:
-            state.scores[i] = 1.0
-        else:
-            state.scores[i] = kl_ucb_bernoulli(
-                win.sums[i] / n, f / n, state.precision, state.max_halvings
-            )
+            set_terms(state.scores, state.terms, i, np.inf, 0.0)
+            continue
+        mean = win.sums[i] / n
+        index = 1.0
+        if f > 0.0:
+            index = kl_ucb_bernoulli(mean, f / n, state.precision, state.max_halvings)
+        state.terms[i, 0] = mean
+        state.terms[i, 1] = index - mean
+        state.scores[i] = index
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
 def _sw_kl_ucb_update(
-    state: SwKlUcbState, arm: int, reward: float, t: int, rng: np.random.Generator
+    state: SwKlUcbState, arm: int, reward: float, t: int, rng: np.ndarray
 ) -> None:
     evicted = window_push(state.win, arm, clip_unit(reward))
     state.stale[arm] = True
@@ -214,6 +220,7 @@ class SlidingWindowKLUCB(Policy):
     """
 
     name = "sw-kl-ucb"
+    trace_terms = ("window mean", "KL bonus")
     summary = "SW-KL-UCB: Bernoulli KL-UCB over the last tau = drift^(-4/5) rounds"
     paper = (
         "Garivier & Cappé 2011, The KL-UCB Algorithm for Bounded Stochastic Bandits and Beyond; "
@@ -252,6 +259,7 @@ class SlidingWindowKLUCB(Policy):
         return SwKlUcbState(
             _window(n_arms, tau, horizon),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             np.ones(n_arms, np.bool_),
             np.full(1, np.nan),
             float(self._params["c"]),
@@ -267,28 +275,31 @@ class SlidingWindowKLUCB(Policy):
 class SwTsState(NamedTuple):
     win: RoundWindow
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: posterior mean, sample - mean
 
 
 @helper
-def binarise(x: float, rng: np.random.Generator) -> float:
+def binarise(x: float, rng: np.ndarray) -> float:
     """A Bernoulli(clip(x, 0, 1)) draw; no draw when x <= 0 or x >= 1 (the outcome is sure)."""
     p = clip_unit(x)
     if p == 0.0 or p == 1.0:
         return p
-    return 1.0 if rng.random() < p else 0.0
+    return 1.0 if rng_uniform(rng) < p else 0.0
 
 
-def _sw_ts_select(state: SwTsState, t: int, rng: np.random.Generator) -> int:
+def _sw_ts_select(state: SwTsState, t: int, rng: np.ndarray) -> int:
     win = state.win
     for i in range(state.scores.shape[0]):
-        successes = win.sums[i]
-        state.scores[i] = rng.beta(1.0 + successes, 1.0 + win.counts[i] - successes)
+        a = 1.0 + win.sums[i]
+        b = 1.0 + win.counts[i] - win.sums[i]
+        sample = rng_beta(rng, a, b)
+        state.terms[i, 0] = a / (a + b)
+        state.terms[i, 1] = sample - a / (a + b)
+        state.scores[i] = sample
     return argmax_ties(state.scores, rng, False)
 
 
-def _sw_ts_update(
-    state: SwTsState, arm: int, reward: float, t: int, rng: np.random.Generator
-) -> None:
+def _sw_ts_update(state: SwTsState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     window_push(state.win, arm, binarise(reward, rng))
 
 
@@ -319,6 +330,7 @@ class SlidingWindowTS(Policy):
     """
 
     name = "sw-ts"
+    trace_terms = ("posterior mean", "sample - mean")
     summary = "SW-TS: Beta-Bernoulli Thompson sampling over the last tau = T^(1-beta) rounds"
     paper = "Trovò, Paladino, Restelli, Gatti 2020, Sliding-Window Thompson Sampling (JAIR)"
     params_spec = (
@@ -343,7 +355,7 @@ class SlidingWindowTS(Policy):
         tau = self._params["tau"]
         if tau == "auto":
             tau = sw_ts_tau(horizon, self._params["beta"])
-        return SwTsState(_window(n_arms, tau, horizon), np.zeros(n_arms))
+        return SwTsState(_window(n_arms, tau, horizon), np.zeros(n_arms), np.zeros((n_arms, 2)))
 
 
 POLICY_CLASSES: tuple[type[Policy], ...] = (

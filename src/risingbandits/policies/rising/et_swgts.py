@@ -12,8 +12,9 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, round_robin
+from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.rng import rng_normal
 from risingbandits.policies.round_window import (
     RoundWindow,
     new_round_window,
@@ -26,6 +27,7 @@ class SwgtsState(NamedTuple):
     hist: ArmHistory  # window="pulls": the arm's own pulls (unused, one column, otherwise)
     rounds: RoundWindow  # window="rounds": the last tau rounds (unused, one slot, otherwise)
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: posterior mean, sampled perturbation
     tau: int
     gamma: float
     forced_pulls: int  # Gamma: round-robin pulls per arm before sampling
@@ -43,25 +45,26 @@ def swgts_window(state: SwgtsState, arm: int) -> tuple[float, int]:
     return window_sum(state.hist, arm, n - m, n), m
 
 
-def _select(state: SwgtsState, t: int, rng: np.random.Generator) -> int:
+def _select(state: SwgtsState, t: int, rng: np.ndarray) -> int:
     n_arms = state.scores.shape[0]
     forced = round_robin(t, n_arms, state.forced_pulls)
     if forced >= 0:
-        return forced
+        return show_forced(state.scores, state.terms, forced)
     empty = False
     for i in range(n_arms):
         m = swgts_window(state, i)[1]
-        state.scores[i] = np.inf if m == 0 else -np.inf
+        set_terms(state.scores, state.terms, i, np.inf if m == 0 else -np.inf, 0.0)
         empty = empty or m == 0
     if empty:  # an arm with no reward in its window is played: no posterior is sampled
         return argmax_ties(state.scores, rng, state.tie_first)
     for i in range(n_arms):
         s, m = swgts_window(state, i)
-        state.scores[i] = rng.normal(s / m, 1.0 / math.sqrt(state.gamma * m))
+        noise = rng_normal(rng, 0.0, 1.0 / math.sqrt(state.gamma * m))
+        set_terms(state.scores, state.terms, i, s / m, noise)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _update(state: SwgtsState, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: SwgtsState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     if state.by_rounds:
         window_push(state.rounds, arm, reward)
     else:
@@ -96,6 +99,7 @@ class EtSwgts(Policy):
     """
 
     name = "et-swgts"
+    trace_terms = ("posterior mean", "sample - mean")
     summary = "ET-SWGTS: Gamma forced pulls per arm, then sliding-window Gaussian TS"
     paper = (
         "Fiandri, Metelli, Trovò 2025, Thompson Sampling-like Algorithms for Stochastic Rising "
@@ -127,6 +131,7 @@ class EtSwgts(Policy):
             new_history(n_arms, 0 if by_rounds else horizon),
             new_round_window(n_arms, min(tau, horizon) if by_rounds else 1),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             tau,
             float(self._params["gamma"]),
             int(self._params["Gamma"]),

@@ -10,8 +10,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from risingbandits.policies.base import Param, Policy
+from risingbandits.policies.base import Param, Policy, sigma_param
+from risingbandits.policies.common import best_active, show_active
 from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.rising.linefit import line_fit
 from risingbandits.policies.windows import ArmHistory, history_push, new_history
 
@@ -21,11 +23,15 @@ class AeState(NamedTuple):
     active: np.ndarray  # bool per arm
     values: np.ndarray  # V_hat of the last elimination test
     widths: np.ndarray  # c of the last elimination test
+    scores: np.ndarray
+    terms: np.ndarray  # K x 2: V_hat of the last test, 0 (active) or -inf (eliminated)
     horizon: int
-    width_scale: float  # sigma sqrt(2 ln(2 K T / delta))
+    noise: NoiseLevel
+    width_log: float  # sqrt(2 ln(2 K T / delta)); the radius scale is sigma times it
 
 
-def _select(state: AeState, t: int, rng: np.random.Generator) -> int:
+def _select(state: AeState, t: int, rng: np.ndarray) -> int:
+    show_active(state.scores, state.terms, state.active, state.values)
     # Round robin over the active arms: the one with the fewest pulls, lowest index first.
     best = -1
     for i in range(state.active.shape[0]):
@@ -34,9 +40,10 @@ def _select(state: AeState, t: int, rng: np.random.Generator) -> int:
     return best
 
 
-def _update(state: AeState, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     hist = state.hist
     history_push(hist, arm, reward)
+    noise_observe(state.noise, hist, arm)
     n = hist.counts[arm]
     for i in range(state.active.shape[0]):
         if state.active[i] and hist.counts[i] != n:
@@ -46,21 +53,24 @@ def _update(state: AeState, arm: int, reward: float, t: int, rng: np.random.Gene
     remaining = float(state.horizon - t)
     target = n + 0.5 * (remaining + 1.0)  # x_f: mean pull index of the remaining rounds
     best_lower = -np.inf
+    width_scale = noise_sigma(state.noise) * state.width_log
     for i in range(state.active.shape[0]):
         if state.active[i]:
             mean, slope, mean_l, s_ll = line_fit(hist, i, 0, n)
             lever = target - mean_l
             state.values[i] = remaining * (mean + slope * lever)
-            state.widths[i] = (
-                remaining * state.width_scale * math.sqrt(1.0 / n + lever * lever / s_ll)
-            )
+            state.widths[i] = remaining * width_scale * math.sqrt(1.0 / n + lever * lever / s_ll)
             best_lower = max(best_lower, state.values[i] - state.widths[i])
     for i in range(state.active.shape[0]):
         if state.active[i] and state.values[i] + state.widths[i] < best_lower:
             state.active[i] = False
 
 
-register_kernel(AeState, _select, _update)
+def _recommend(state: AeState, counts: np.ndarray, last: np.ndarray) -> int:
+    return best_active(state.active, state.values)
+
+
+register_kernel(AeState, _select, _update, _recommend)
 
 
 class RedAE(Policy):
@@ -80,16 +90,18 @@ class RedAE(Policy):
     Parameters (CURE-UCB paper's values): delta = 0.01; sigma: noise proxy, 0.1 as for the
     other baselines (the paper states none), or "auto".
     Choices: the fit uses every pull (no window), rewards are not capped at 1 when
-    extrapolating, the round robin has no ties (no randomness at all).
+    extrapolating, the round robin has no ties (no randomness at all). Recommendation: the
+    survivor, or the active arm with the highest V of the last test (lowest index before any).
     """
 
     name = "red-ae"
+    trace_terms = ("projected value", "eliminated")
     summary = "R-ed-AE reconstruction: successive elimination on linear fits to the horizon"
     paper = "Amichay & Mansour 2025, Rising Rested MAB with Linear Drift, R-ed-AE; reconstruction"
     reconstruction = True
     params_spec = (
         Param("delta", 0.01, "confidence level", low=0.0, high=1.0, low_open=True, high_open=True),
-        Param("sigma", 0.1, "noise proxy in the confidence radius", low=0.0, special=("auto",)),
+        sigma_param("noise proxy in the confidence radius"),
     )
     presets = {name: {"delta": 0.01, "sigma": 0.1} for name in ("ltf", "concave", "imdb")}
 
@@ -104,6 +116,9 @@ class RedAE(Policy):
             np.ones(n_arms, np.bool_),
             np.zeros(n_arms),
             np.zeros(n_arms),
+            np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             int(horizon),
-            self._resolve_sigma(noise_proxy) * math.sqrt(2.0 * log_term),
+            self._noise_level(noise_proxy),
+            math.sqrt(2.0 * log_term),
         )

@@ -11,9 +11,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
-from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, round_robin
+from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.noise_level import (
+    NoiseLevel,
+    new_noise_level,
+    noise_observe,
+    noise_sigma,
+)
 from risingbandits.policies.windows import (
     ArmHistory,
     floor_fraction,
@@ -27,8 +33,9 @@ from risingbandits.policies.windows import (
 class RedState(NamedTuple):
     hist: ArmHistory  # weighted: window sums of X(l) and l X(l) in O(1)
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: projected estimate, bonus
     eps: float
-    sigma: float
+    noise: NoiseLevel
     log_inv_delta: float  # ln(1/delta) = log_inv_delta + log_t_power * ln t
     log_t_power: float
     fixed_window: int  # 0: h = floor(eps N); else this h for every arm
@@ -37,10 +44,10 @@ class RedState(NamedTuple):
 
 
 @helper
-def red_index(
+def red_index_terms(
     hist: ArmHistory, arm: int, h: int, t: int, sigma: float, log_inv_delta: float
-) -> float:
-    """B_i(t) = mu_hat_i(t) + beta_i(t) with window h >= 1 (spec 3.2, closed form of 3.3).
+) -> tuple[float, float]:
+    """(mu_hat_i(t), beta_i(t)) of B_i(t) with window h >= 1 (spec 3.2, closed form of 3.3).
 
     mu_hat = (1/h) sum_{l=N-h+1..N} [X(l) + (t - l)(X(l) - X(l-h))/h]
            = A/h + [t (A - B) - C + D + h B]/h^2, with A, C the sums of X(l), l X(l) over the
@@ -53,31 +60,35 @@ def red_index(
     c = weighted_window_sum(hist, arm, n - h, n)
     d = weighted_window_sum(hist, arm, n - 2 * h, n - h)
     hf = float(h)
-    index = a / hf + (t * (a - b) - c + d + hf * b) / (hf * hf)
+    estimate = a / hf + (t * (a - b) - c + d + hf * b) / (hf * hf)
+    bonus = 0.0
     if sigma > 0.0:
-        index += sigma * (t - n + h - 1) * math.sqrt(10.0 * log_inv_delta / hf**3)
-    return index
+        bonus = sigma * (t - n + h - 1) * math.sqrt(10.0 * log_inv_delta / hf**3)
+    return estimate, bonus
 
 
-def _select(state: RedState, t: int, rng: np.random.Generator) -> int:
+def _select(state: RedState, t: int, rng: np.ndarray) -> int:
     n_arms = state.scores.shape[0]
     forced = round_robin(t, n_arms, state.start_pulls)
     if forced >= 0:
-        return forced
+        return show_forced(state.scores, state.terms, forced)
     log_inv_delta = state.log_inv_delta + state.log_t_power * math.log(t)
+    sigma = noise_sigma(state.noise)
     for i in range(n_arms):
         h = state.fixed_window
         if h == 0:
             h = floor_fraction(state.hist.counts[i], state.eps)
         if h == 0:
-            state.scores[i] = np.inf
+            set_terms(state.scores, state.terms, i, np.inf, 0.0)
         else:
-            state.scores[i] = red_index(state.hist, i, h, t, state.sigma, log_inv_delta)
+            estimate, bonus = red_index_terms(state.hist, i, h, t, sigma, log_inv_delta)
+            set_terms(state.scores, state.terms, i, estimate, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _update(state: RedState, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: RedState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
+    noise_observe(state.noise, state.hist, arm)
 
 
 register_kernel(RedState, _select, _update)
@@ -99,8 +110,8 @@ class RedUCB(Policy):
       delta: confidence level, 0.001, constant over rounds (as the CURE-UCB paper lists it).
       delta_schedule: "constant" (delta_t = delta) or "t^-4" (delta_t = t^-4 with the current
         round t, Metelli's code; delta is then unused).
-      sigma: noise proxy in the bonus; 0.1 in every preset (the reference code's value), or
-        "auto" for the instance's proxy (0.5 for Bernoulli rewards).
+      sigma: noise proxy in the bonus; 0.1 in every preset (the reference code's value),
+        "auto" for the instance's proxy (0.5 for Bernoulli rewards), or "estimate" (online).
       tie_break: "random" (DECISIONS.md row 3) or "first".
 
     Choices: the paper's (t - l) weights, recomputed for every arm every round (not the
@@ -111,6 +122,7 @@ class RedUCB(Policy):
     """
 
     name = "red-ucb"
+    trace_terms = ("projected estimate", "bonus")
     summary = "R-ed-UCB: windowed linear projection to round t + bonus (horizon-agnostic)"
     paper = "Metelli, Trovò, Pirola, Restelli 2022, Stochastic Rising Bandits (ICML), R-ed-UCB"
     params_spec = (
@@ -139,7 +151,7 @@ class RedUCB(Policy):
             kind=str,
             choices=("constant", "t^-4"),
         ),
-        Param("sigma", 0.1, "noise proxy in the exploration bonus", low=0.0, special=("auto",)),
+        sigma_param("noise proxy in the exploration bonus"),
         TIE_BREAK,
     )
     presets = {
@@ -153,8 +165,9 @@ class RedUCB(Policy):
         return RedState(
             new_history(n_arms, horizon, weighted=True),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             float(self._params["eps"]),
-            self._resolve_sigma(noise_proxy),
+            self._noise_level(noise_proxy),
             -math.log(self._params["delta"]) if constant else 0.0,
             0.0 if constant else 4.0,
             0,
@@ -174,6 +187,7 @@ class RedUCBDet(Policy):
     """
 
     name = "red-ucb-det"
+    trace_terms = ("projected estimate", "bonus")
     summary = "deterministic R-ed-UCB (h = 1, no bonus, K-round start; dominance theorem)"
     paper = "Song et al. 2026, Appendix B, Algorithm R-ed-UCB (Deterministic Version), Eq. det_red"
 
@@ -181,8 +195,9 @@ class RedUCBDet(Policy):
         return RedState(
             new_history(n_arms, horizon, weighted=True),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             0.25,
-            0.0,
+            new_noise_level(0.0),
             0.0,
             0.0,
             1,

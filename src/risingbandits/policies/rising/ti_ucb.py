@@ -10,9 +10,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties
+from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.common import argmax_ties, set_terms
 from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.rising.linefit import line_fit
 from risingbandits.policies.windows import ArmHistory, history_push, new_history, window_sum
 
@@ -24,37 +25,39 @@ class TiState(NamedTuple):
     segment_start: np.ndarray  # first pull index of each arm's current segment (1-based)
     converged: np.ndarray  # bool per arm
     scores: np.ndarray
+    terms: np.ndarray  # K x 2: prediction, bonus
     omega: int
     threshold: float  # gamma of the slope-ratio statistic
     detect: bool  # False: statistic "none"
-    bonus_scale: float  # 2 sigma^2 ln(1/delta)
+    noise: NoiseLevel
+    log_inv_delta: float  # ln(1/delta); the bonus scale is 2 sigma^2 ln(1/delta)
     tie_first: bool
 
 
-def _select(state: TiState, t: int, rng: np.random.Generator) -> int:
+def _select(state: TiState, t: int, rng: np.ndarray) -> int:
     hist = state.hist
+    sigma = noise_sigma(state.noise)
+    bonus_scale = 2.0 * sigma * sigma * state.log_inv_delta
     for i in range(state.scores.shape[0]):
         n = hist.counts[i]
         m = n - state.segment_start[i] + 1
         if m < 2:
-            state.scores[i] = np.inf
+            set_terms(state.scores, state.terms, i, np.inf, 0.0)
         elif state.converged[i]:
             mean = window_sum(hist, i, n - m, n) / m
-            state.scores[i] = mean + math.sqrt(state.bonus_scale / m)
+            set_terms(state.scores, state.terms, i, mean, math.sqrt(bonus_scale / m))
         else:
             fitted = min(m, state.omega)
             mean, slope, mean_l, s_ll = line_fit(hist, i, n - fitted, n)
             lever = n + 1 - mean_l
-            state.scores[i] = (
-                mean
-                + slope * lever
-                + math.sqrt(state.bonus_scale * (1.0 / fitted + lever * lever / s_ll))
-            )
+            bonus = math.sqrt(bonus_scale * (1.0 / fitted + lever * lever / s_ll))
+            set_terms(state.scores, state.terms, i, mean + slope * lever, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
-def _update(state: TiState, arm: int, reward: float, t: int, rng: np.random.Generator) -> None:
+def _update(state: TiState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
+    noise_observe(state.noise, state.hist, arm)
     n = state.hist.counts[arm]
     if not state.detect or state.converged[arm] or n < state.omega:
         return
@@ -95,6 +98,7 @@ class TiUCB(Policy):
     """
 
     name = "ti-ucb"
+    trace_terms = ("prediction", "bonus")
     summary = "TI-UCB reconstruction: windowed OLS prediction + bonus, convergence detection"
     paper = (
         "Xia et al. 2024, Which LLM to Play? Convergence-Aware Online Model Selection with "
@@ -112,7 +116,7 @@ class TiUCB(Policy):
             kind=str,
             choices=STATISTICS,
         ),
-        Param("sigma", 0.1, "noise proxy in the bonus", low=0.0, special=("auto",)),
+        sigma_param("noise proxy in the bonus"),
         TIE_BREAK,
     )
     presets = {
@@ -121,15 +125,16 @@ class TiUCB(Policy):
     }
 
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
-        sigma = self._resolve_sigma(noise_proxy)
         return TiState(
             new_history(n_arms, horizon, weighted=True),
             np.ones(n_arms, np.int64),
             np.zeros(n_arms, np.bool_),
             np.zeros(n_arms),
+            np.zeros((n_arms, 2)),
             int(self._params["omega"]),
             float(self._params["gamma"]),
             self._params["statistic"] != "none",
-            2.0 * sigma * sigma * -math.log(self._params["delta"]),
+            self._noise_level(noise_proxy),
+            -math.log(self._params["delta"]),
             self._params["tie_break"] == "first",
         )

@@ -1,0 +1,69 @@
+"""sigma="estimate": the online noise level of risingbandits.policies.noise_level."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import risingbandits as rb
+from risingbandits.policies.noise_level import (
+    FLOOR,
+    PRIOR_SIGMA,
+    new_noise_level,
+    noise_observe,
+    noise_sigma,
+)
+from risingbandits.policies.windows import history_push, new_history
+
+
+def estimate(rewards: np.ndarray) -> float:
+    """Feed rewards (arms x pulls, round robin) and return the estimate."""
+    n_arms, n = rewards.shape
+    hist = new_history(n_arms, n)
+    level = new_noise_level(None)
+    for j in range(n):
+        for arm in range(n_arms):
+            history_push(hist, arm, float(rewards[arm, j]))
+            noise_observe(level, hist, arm)
+    return float(noise_sigma(level))
+
+
+def test_prior_before_any_residual_and_fixed_sigma_is_kept() -> None:
+    assert estimate(np.zeros((3, 2))) == pytest.approx(PRIOR_SIGMA)
+    level = new_noise_level(0.07)
+    assert noise_sigma(level) == 0.07
+
+
+@pytest.mark.parametrize("sd", [0.02, 0.1, 0.3])
+def test_gaussian_noise_around_a_rising_trend_is_recovered(sd: float) -> None:
+    rng = np.random.default_rng(1)
+    n = 3_000
+    trend = 0.2 + 0.6 * (1 - np.exp(-np.arange(n) / 300))  # a learning curve
+    rewards = trend + rng.normal(0, sd, (4, n))
+    assert estimate(rewards) == pytest.approx(sd, rel=0.1)
+
+
+def test_bernoulli_rewards_give_the_binomial_spread() -> None:
+    rng = np.random.default_rng(2)
+    rewards = (rng.random((3, 4_000)) < 0.8).astype(float)
+    assert estimate(rewards) == pytest.approx(np.sqrt(0.8 * 0.2), rel=0.1)
+
+
+def test_noise_free_rewards_stop_at_the_floor() -> None:
+    trend = np.linspace(0.1, 0.9, 5_000)
+    assert estimate(np.vstack([trend, trend**2])) == FLOOR
+
+
+def test_the_estimate_follows_a_change_of_noise_level() -> None:
+    rng = np.random.default_rng(3)
+    early = rng.normal(0.5, 0.3, (2, 3_000))
+    late = rng.normal(0.5, 0.03, (2, 3_000))
+    assert estimate(np.hstack([early, late])) == pytest.approx(0.03, rel=0.3)
+
+
+@pytest.mark.parametrize("name", ["cure-ucb", "red-ucb", "ti-ucb", "red-ae"])
+def test_policies_accept_estimate_and_run(name: str) -> None:
+    policy = rb.make_policy(name, sigma="estimate")
+    res = rb.simulate(rb.intro(2_000), policy, 2_000, seeds=2)
+    assert res.pulls.sum(axis=1).tolist() == [2_000, 2_000]
+    assert rb.make_policy(name, sigma=0.1) != policy
