@@ -164,7 +164,7 @@ class OnlineRun:
         if horizon < self.t:
             raise ValueError(f"horizon={horizon} is not allowed: {self.t} rounds are done")
         self.flush()
-        self.state = transplant(fresh, self.state, keep)
+        self.state = transplant(fresh, self.state, self.n_arms, keep)
         kept = np.asarray(keep, np.int64)
         rows = np.flatnonzero(kept >= 0)
         pulls, last = np.zeros(kept.size, np.int64), np.zeros(kept.size)

@@ -66,16 +66,11 @@ def register_transplant(state_cls: type, rule: Rule) -> None:
     _RULES[state_cls] = rule
 
 
-def transplant(fresh: Any, old: Any, keep: Sequence[int]) -> Any:
-    """``fresh`` (a new state for the new K and T) filled from ``old`` (module docstring);
-    ``keep[j]`` is the old arm that becomes arm j (-1: a new arm)."""
-    return carry(fresh, old, arm_plan(_arms_of(old), keep))
-
-
-def _arms_of(state: Any) -> int:
-    if hasattr(state, "scores"):
-        return int(state.scores.shape[0])
-    raise ValueError(f"{type(state).__name__} has no 'scores' array: its number of arms is unknown")
+def transplant(fresh: Any, old: Any, old_arms: int, keep: Sequence[int]) -> Any:
+    """``fresh`` (a new state for the new K and T) filled from ``old``, a state over
+    ``old_arms`` arms (module docstring); ``keep[j]`` is the old arm that becomes arm j (-1: a
+    new arm)."""
+    return carry(fresh, old, arm_plan(old_arms, keep))
 
 
 def carry(fresh: Any, old: Any, plan: ArmPlan) -> Any:
