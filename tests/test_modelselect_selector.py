@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -168,16 +169,41 @@ def test_foreign_or_tampered_checkpoint_refused(tmp_path: Path) -> None:
         ModelSelector.load(broken)
 
 
-def test_sklearn_example_tunes_partial_fit_models() -> None:
+def load_example() -> Any:
     path = Path(__file__).resolve().parents[1] / "examples" / "tune_sklearn_partial_fit.py"
     spec = importlib.util.spec_from_file_location("tune_example", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    result = module.tune(budget=30, seed=1)
-    assert result["pulls"].sum() == 30 and (result["pulls"] >= 1).all()
-    assert ((result["scores"] > 0) & (result["scores"] <= 1)).all()
-    assert result["names"][result["chosen"]] in module.CANDIDATES
+    return module
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_sklearn_example_tunes_partial_fit_models(workers: int) -> None:
+    module = load_example()
+    result = module.tune(budget=30, seed=1, workers=workers)
+    pulls = np.array(list(result["pulls"].values()))
+    assert (
+        pulls.sum() == 30
+        and (pulls >= 1).all()
+        and list(result["pulls"]) == list(module.CANDIDATES)
+    )
+    assert all(0 < x <= 1 for x in result["last_scores"].values())
+    assert result["recommended"] in module.CANDIDATES
+    assert result["recommended_score"] == result["last_scores"][result["recommended"]]
+    assert result["best_last_score"] == max(result["last_scores"].values())
+
+
+def test_sklearn_example_prints_a_json_summary(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = load_example()
+    argv = ["tune", "--budget", "24", "--param", "sigma=auto", "--json"]
+    monkeypatch.setattr("sys.argv", argv)
+    module.main()
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["policy"]["params"]["sigma"] == "auto" and sum(summary["pulls"].values()) == 24
+    assert {"recommended", "recommended_score", "best_last_score"} <= set(summary)
 
 
 def test_policy_state_of_another_policy_refused() -> None:

@@ -18,18 +18,23 @@ NEUTRAL = 0.5
 """Fantasy score (on the policy's [0, 1] scale) before any candidate has a score."""
 
 
+def fantasy_score(recent: list[deque[float]], index: int) -> float:
+    """The score a pull in flight of candidate ``index`` is assumed to give, from each
+    candidate's recent scores on the policy's scale (``recent``)."""
+    own = recent[index]
+    if own:
+        return sum(own) / len(own)
+    others = [d[-1] for d in recent if d]
+    return sum(others) / len(others) if others else NEUTRAL
+
+
 class PullsInFlight:
-    """Candidates whose pulls are in flight (``arms``, oldest first, one entry per pull) and
-    each candidate's recent scores on the policy's scale (``recent``)."""
+    """Candidates whose pulls are in flight (``arms``, oldest first, one entry per pull)."""
 
-    __slots__ = ("arms", "recent")
+    __slots__ = ("arms",)
 
-    def __init__(self, n_candidates: int) -> None:
+    def __init__(self) -> None:
         self.arms: list[int] = []
-        self.recent = [deque[float](maxlen=FANTASY_WINDOW) for _ in range(n_candidates)]
-
-    def add_candidate(self) -> None:
-        self.recent.append(deque(maxlen=FANTASY_WINDOW))
 
     def finish(self, index: int, name: str) -> None:
         """Match a score of candidate ``index`` to its oldest pull in flight (first in, first
@@ -44,11 +49,3 @@ class PullsInFlight:
     def count(self, index: int) -> int:
         """Pulls of candidate ``index`` in flight."""
         return self.arms.count(index)
-
-    def fantasy(self, index: int) -> float:
-        """The score a pull in flight of candidate ``index`` is assumed to give."""
-        own = self.recent[index]
-        if own:
-            return sum(own) / len(own)
-        others = [d[-1] for d in self.recent if d]
-        return sum(others) / len(others) if others else NEUTRAL

@@ -56,7 +56,8 @@ from risingbandits.modelselect.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from risingbandits.modelselect.pending import PullsInFlight
+from risingbandits.modelselect.history import ScoreHistory
+from risingbandits.modelselect.pending import PullsInFlight, fantasy_score
 from risingbandits.modelselect.scores import checked_metrics, parse_score_range, rescale, unit_score
 from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
@@ -141,12 +142,9 @@ class ModelSelector:
         self._run: OnlineRun = self._policy.run
 
     def _start(self, candidates: Candidates, trace: SelectionTrace | None) -> None:
-        n = len(candidates.names)
         self._candidates = candidates
-        self._pending = PullsInFlight(n)
-        self._history: list[tuple[int, float, dict[str, Any] | None]] = []
-        self._pulls = [0] * n
-        self._last = [math.nan] * n
+        self._pending = PullsInFlight()
+        self._history = ScoreHistory(len(candidates.names))
         self._trace = trace
 
     # -- the loop ----------------------------------------------------------------------------
@@ -156,9 +154,10 @@ class ModelSelector:
 
         ``available`` (a mask over all candidates, or names or indices) restricts the choice.
         """
+        run = self._run
         if available is None and not self._pending.arms and not self._candidates.forced:
-            self._check_can_start()
-            run = self._run
+            if run.t >= self._budget:
+                self._check_can_start()
             arm = self._candidates.slots[run.select()]
             self._pending.arms.append(arm)
             if self._trace is not None:
@@ -197,12 +196,12 @@ class ModelSelector:
                         round_, arm, cands.slots, len(self._policy.trace_terms)
                     )
                 return arm
-        pulls = [(cands.slot_of[a], pending.fantasy(a)) for a in pending.arms]
+        pulls = [(cands.slot_of[a], fantasy_score(self._history.recent, a)) for a in pending.arms]
         slot, state = run.select_with(pulls) if pulls else (run.select(), run.state)
         for _ in range(MAX_REDIRECTS):
             if allowed[cands.slots[slot]] or run.t + len(pulls) + 1 >= self._budget:
                 break
-            pulls.append((slot, pending.fantasy(cands.slots[slot])))
+            pulls.append((slot, fantasy_score(self._history.recent, cands.slots[slot])))
             slot, state = run.select_with(pulls)
         if not allowed[cands.slots[slot]]:
             slot = _best_allowed(state.scores, [allowed[c] for c in cands.slots])
@@ -217,21 +216,24 @@ class ModelSelector:
     ) -> None:
         """Record the validation score of candidate ``arm`` (index or name) after a step
         started by :meth:`select`; ``metrics`` (JSON values) are kept beside it."""
-        cands = self._candidates
-        index = cands.index(arm)
-        name = cands.names[index]
-        value = unit_score(score, self._range, name)
-        extra = None if metrics is None else checked_metrics(metrics, name)
-        self._pending.finish(index, name)
-        slot = cands.slot_of[index]
-        if self._run.pending == slot:
-            self._run.update(slot, value)
+        cands, pending, run = self._candidates, self._pending, self._run
+        # The common case (an int index, a float score in [0, 1]) is checked inline: speed.
+        index = arm if type(arm) is int and 0 <= arm < len(cands.names) else cands.index(arm)
+        if type(score) is float and self._range is None and 0.0 <= score <= 1.0:
+            value = score
         else:
-            self._run.update_late(slot, value)
-        self._pending.recent[index].append(value)
-        self._history.append((index, float(score), extra))
-        self._pulls[index] += 1
-        self._last[index] = float(score)
+            value = unit_score(score, self._range, cands.names[index])
+        extra = None if metrics is None else checked_metrics(metrics, cands.names[index])
+        if pending.arms and pending.arms[0] == index:
+            del pending.arms[0]
+        else:
+            pending.finish(index, cands.names[index])
+        slot = cands.slot_of[index]
+        if run.pending == slot:
+            run.update(slot, value)
+        else:
+            run.update_late(slot, value)
+        self._history.record(index, float(score), value, extra)
 
     def cancel(self, arm: int | str) -> None:
         """Forget the oldest pull in flight of candidate ``arm`` (a worker that died): its
@@ -255,9 +257,7 @@ class ModelSelector:
         :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS` pulls are forced."""
         cands = self._candidates
         keep = cands.add(name)
-        self._pending.add_candidate()
-        self._pulls.append(0)
-        self._last.append(math.nan)
+        self._history.add_candidate()
         self._resize(keep, self._budget)
         return len(cands.names) - 1
 
@@ -326,21 +326,17 @@ class ModelSelector:
     @property
     def pulls(self) -> np.ndarray:
         """Training steps reported for each candidate."""
-        return np.array(self._pulls, np.int64)
+        return np.array(self._history.pulls, np.int64)
 
     @property
     def last_scores(self) -> np.ndarray:
         """The last score reported for each candidate (NaN if never trained)."""
-        return np.array(self._last)
+        return np.array(self._history.last)
 
     @property
     def history(self) -> list[dict[str, Any]]:
         """Every score reported, in order, with its metrics."""
-        names = self._candidates.names
-        return [
-            {"step": s + 1, "arm": i, "candidate": names[i], "score": x, "metrics": m or {}}
-            for s, (i, x, m) in enumerate(self._history)
-        ]
+        return self._history.rows(self._candidates.names)
 
     def recommend(self) -> int:
         """The candidate the policy would deploy if the budget ended now (its index)."""
@@ -350,17 +346,17 @@ class ModelSelector:
         """JSON-able: pulls and last score per candidate, the recommended candidate and its
         last score, the best last score among all candidates (retired ones included)."""
         names = self._candidates.names
-        last = [None if math.isnan(x) else x for x in self._last]
+        last = [None if math.isnan(x) else x for x in self._history.last]
         chosen = self.recommend()
         scored = [i for i, x in enumerate(last) if x is not None]
-        best = max(scored, key=lambda i: self._last[i]) if scored else None
+        best = max(scored, key=lambda i: self._history.last[i]) if scored else None
         return {
             "policy": self.policy,
             "budget": self._budget,
             "steps": self.t,
             "in_flight": [names[i] for i in self._pending.arms],
             "retired": [n for i, n in enumerate(names) if self._candidates.slot_of[i] < 0],
-            "pulls": dict(zip(names, self._pulls, strict=True)),
+            "pulls": dict(zip(names, self._history.pulls, strict=True)),
             "last_scores": dict(zip(names, last, strict=True)),
             "recommended": names[chosen],
             "recommended_score": last[chosen],
@@ -389,7 +385,7 @@ class ModelSelector:
             "seed": self._seed,
             "max_pending": self._max_pending,
             "in_flight": list(self._pending.arms),
-            "history": [[i, x] if m is None else [i, x, m] for i, x, m in self._history],
+            "history": self._history.state(),
             "trace": None if self._trace is None else self._trace.state(),
             "policy": self._policy.state_dict(),
         }
@@ -419,11 +415,9 @@ class ModelSelector:
         self._policy = policy_from_dict(data["policy"]["policy"])
         self._policy.load_state_dict(data["policy"])
         self._run = self._policy.run
-        for index, score, *extra in data["history"]:
-            self._pending.recent[index].append(rescale(score, self._range))
-            self._history.append((int(index), float(score), extra[0] if extra else None))
-            self._pulls[index] += 1
-            self._last[index] = float(score)
+        self._history = ScoreHistory.restore(
+            data["history"], len(self._candidates.names), lambda x: rescale(x, self._range)
+        )
         self._pending.arms = [int(i) for i in data["in_flight"]]
 
     def save(self, path: str | Path) -> None:
