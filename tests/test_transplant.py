@@ -190,3 +190,15 @@ def test_plan_must_keep_arms_in_order() -> None:
     with pytest.raises(ValueError, match="come after"):
         arm_plan(3, [-1, 0, 1])
     assert arm_plan(3, [0, 2, -1]).renumber.tolist() == [0, -1, 1]
+
+
+def test_online_run_refuses_a_traced_run_or_a_horizon_already_passed() -> None:
+    policy = make_policy("ucb1")
+    policy.reset(K, T, trace=True)
+    with pytest.raises(ValueError, match="a traced run cannot change size"):
+        policy.run.transplant(policy.init_state(K, T), list(range(K)), T)
+    policy.reset(K, T)
+    for _ in range(5):
+        policy.update(policy.select(), 0.5)
+    with pytest.raises(ValueError, match="horizon=4 is not allowed: 5 rounds are done"):
+        policy.run.transplant(policy.init_state(K, 4), list(range(K)), 4)

@@ -60,6 +60,21 @@ class ScoreHistory:
             for s, (i, x) in enumerate(zip(self.arms, self.scores, strict=True))
         ]
 
+    def summary(self, names: Sequence[str], recommended: int) -> dict[str, Any]:
+        """JSON-able: pulls and last score per candidate, the last score of ``recommended``,
+        the best last score and its candidate (None before any score)."""
+        last = [None if math.isnan(x) else x for x in self.last]
+        scored = [i for i, x in enumerate(last) if x is not None]
+        best = max(scored, key=lambda i: self.last[i]) if scored else None
+        return {
+            "pulls": dict(zip(names, self.pulls, strict=True)),
+            "last_scores": dict(zip(names, last, strict=True)),
+            "recommended": names[recommended],
+            "recommended_score": last[recommended],
+            "best_candidate": None if best is None else names[best],
+            "best_last_score": None if best is None else last[best],
+        }
+
     def state(self) -> dict[str, Any]:
         """JSON-able columns."""
         return {

@@ -346,22 +346,13 @@ class ModelSelector:
         """JSON-able: pulls and last score per candidate, the recommended candidate and its
         last score, the best last score among all candidates (retired ones included)."""
         names = self._candidates.names
-        last = [None if math.isnan(x) else x for x in self._history.last]
-        chosen = self.recommend()
-        scored = [i for i, x in enumerate(last) if x is not None]
-        best = max(scored, key=lambda i: self._history.last[i]) if scored else None
         return {
             "policy": self.policy,
             "budget": self._budget,
             "steps": self.t,
             "in_flight": [names[i] for i in self._pending.arms],
             "retired": [n for i, n in enumerate(names) if self._candidates.slot_of[i] < 0],
-            "pulls": dict(zip(names, self._history.pulls, strict=True)),
-            "last_scores": dict(zip(names, last, strict=True)),
-            "recommended": names[chosen],
-            "recommended_score": last[chosen],
-            "best_candidate": None if best is None else names[best],
-            "best_last_score": None if best is None else last[best],
+            **self._history.summary(names, self.recommend()),
         }
 
     def trace(self) -> Trace:
