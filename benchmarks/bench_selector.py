@@ -40,29 +40,34 @@ def best_rate(run: Callable[[], int]) -> float:
     return max(rates)
 
 
+def drive(
+    select: Callable[[], int],
+    update: Callable[[int, float], None],
+    steps: int,
+    table: list[list[float]],
+) -> int:
+    """``steps`` sequential select/update pairs on the scores of ``table``."""
+    pulls = [0] * len(table)
+    for _ in range(steps):
+        arm = select()
+        update(arm, table[arm][pulls[arm]])
+        pulls[arm] += 1
+    return steps
+
+
 def sequential(name: str, k: int, steps: int, table: list[list[float]]) -> tuple[float, float]:
     """(selector pairs/s, bare policy pairs/s)."""
 
     def selector_run() -> int:
         sel = ModelSelector(k, steps, name, seed=0)
-        select, update, pulls = sel.select, sel.update, [0] * k
-        for _ in range(steps):
-            arm = select()
-            update(arm, table[arm][pulls[arm]])
-            pulls[arm] += 1
-        return steps
+        return drive(sel.select, sel.update, steps, table)
 
     policy = ModelSelector(k, steps, name).policy
     bare = make_policy(policy["policy"], **policy["params"])
 
     def policy_run() -> int:
         bare.reset(k, steps, seed=0, noise_proxy=0.5)
-        select, update, pulls = bare.select, bare.update, [0] * k
-        for _ in range(steps):
-            arm = select()
-            update(arm, table[arm][pulls[arm]])
-            pulls[arm] += 1
-        return steps
+        return drive(bare.select, bare.update, steps, table)
 
     return best_rate(selector_run), best_rate(policy_run)
 

@@ -98,6 +98,9 @@ def imdb(
         "rewards": result.rewards.tolist(),
         "cumulative_reward": result.cumulative_reward,
         "holdout_accuracy": result.holdout_accuracy.tolist(),
+        "recommended": result.learners[result.recommended],
+        "recommended_accuracy": float(result.holdout_accuracy[result.recommended]),
+        "best_accuracy": float(result.holdout_accuracy.max()),
         "best_fixed_learner": regret.best_learner if regret else None,
         "optimal_value": regret.optimal_value if regret else None,
         "expected_reward": regret.collected if regret else None,
@@ -121,6 +124,10 @@ def imdb(
         )
     console.print(table)
     console.print(f"cumulative reward {result.cumulative_reward:,.0f} in {elapsed:.2f} s")
+    console.print(
+        f"recommended: {data['recommended']} (held-out accuracy "
+        f"{data['recommended_accuracy']:.4f}; best {data['best_accuracy']:.4f})"
+    )
     if regret is not None:
         console.print(
             f"best fixed learner (curves): {regret.best_learner}, V*(T) = "

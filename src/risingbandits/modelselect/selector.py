@@ -103,7 +103,8 @@ class ModelSelector:
     ``policy`` is a registry name (with optional ``preset`` and ``params``) or a configured
     :class:`~risingbandits.policies.base.Policy` (copied). ``seed`` fixes the policy's own
     randomness; ``max_pending`` caps the pulls in flight (None: the number of active
-    candidates); ``trace=True`` records what each ``select`` ranked the candidates by.
+    candidates); ``trace=True`` records what each ``select`` ranked the candidates by. Call it
+    from one thread (the workers train; the loop that calls ``select``/``update`` is one).
     """
 
     def __init__(
