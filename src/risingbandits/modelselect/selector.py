@@ -238,7 +238,8 @@ class ModelSelector:
 
     def cancel(self, arm: int | str) -> None:
         """Forget the oldest pull in flight of candidate ``arm`` (a worker that died): its
-        step goes back to the budget, nothing reaches the policy."""
+        step goes back to the budget, nothing reaches the policy (a cancelled forced first pull
+        of a new candidate is not forced again)."""
         index = self._candidates.index(arm)
         self._pending.finish(index, self._candidates.names[index])
 
