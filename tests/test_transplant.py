@@ -202,3 +202,20 @@ def test_online_run_refuses_a_traced_run_or_a_horizon_already_passed() -> None:
         policy.update(policy.select(), 0.5)
     with pytest.raises(ValueError, match="horizon=4 is not allowed: 5 rounds are done"):
         policy.run.transplant(policy.init_state(K, 4), list(range(K)), 4)
+
+
+def test_online_run_checks_late_updates_and_pulls_in_flight() -> None:
+    policy = make_policy("ucb1")
+    policy.reset(2, 3)
+    with pytest.raises(ValueError, match=r"arm=9 is not allowed: use 0..1"):
+        policy.run.update_late(9, 0.5)
+    with pytest.raises(RuntimeError, match="3 pulls in flight use up the horizon of 3"):
+        policy.run.select_with([(0, 0.5)] * 3)
+    arm, state = policy.run.select_with([(0, 0.5), (0, 0.5)])
+    assert (
+        arm == 1 and state.counts.tolist() == [2, 0] and policy.run.state.counts.tolist() == [0, 0]
+    )
+    for _ in range(3):
+        policy.run.update_late(0, 0.5)
+    with pytest.raises(RuntimeError, match="horizon of 3 rounds is used up"):
+        policy.run.update_late(0, 0.5)
