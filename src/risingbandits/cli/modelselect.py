@@ -106,6 +106,9 @@ def imdb(
         "holdout_accuracy": result.holdout_accuracy.tolist(),
         "live_best_learner": result.learners[best_live],
         "regret_basis": REGRET_BASIS,
+        "recommended": result.learners[result.recommended],
+        "recommended_accuracy": float(result.holdout_accuracy[result.recommended]),
+        "best_accuracy": float(result.holdout_accuracy.max()),
         "best_fixed_learner": regret.best_learner if regret else None,
         "optimal_value": regret.optimal_value if regret else None,
         "expected_reward": regret.collected if regret else None,
@@ -133,6 +136,10 @@ def imdb(
         f"({result.cumulative_reward / budget:.4f} per pull, {elapsed:.2f} s); best learner of "
         f"this run (held-out accuracy): {result.learners[best_live]}, "
         f"{result.rewards[best_live]:,.0f} reward in its {result.pulls[best_live]:,} pulls"
+    )
+    console.print(
+        f"recommended: {data['recommended']} (held-out accuracy "
+        f"{data['recommended_accuracy']:.4f}; best {data['best_accuracy']:.4f})"
     )
     if regret is not None:
         console.print(
