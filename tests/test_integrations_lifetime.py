@@ -1,0 +1,99 @@
+"""ProcessGuard: what a scope starts ends with it, also when its owner is killed with SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from risingbandits.integrations.lifetime import ProcessGuard
+
+pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+
+# The owner starts, inside a guard: a command in a session of its own with a background
+# grandchild (registered group), and a plain child that starts a grandchild (found in /proc).
+OWNER = """
+import os, subprocess, sys, time
+PLAIN = ("import subprocess, time; p = subprocess.Popen(['sleep', '303']); "
+         "print(p.pid, flush=True); time.sleep(300)")
+from risingbandits.integrations.lifetime import ProcessGuard
+spared = subprocess.Popen(["sleep", "300"])
+with ProcessGuard(poll_seconds=0.05, grace_seconds=1.0) as guard:
+    group = subprocess.Popen(["sh", "-c", "sleep 301 & echo $!; sleep 302"],
+                             stdout=subprocess.PIPE, start_new_session=True, text=True)
+    guard.add_group(group.pid)
+    background = group.stdout.readline().strip()
+    plain = subprocess.Popen([sys.executable, "-c", PLAIN], stdout=subprocess.PIPE, text=True)
+    grandchild = plain.stdout.readline().strip()
+    print(spared.pid, group.pid, background, plain.pid, grandchild, flush=True)
+    time.sleep(0.5)  # the guardian has seen them all
+    print("ready", flush=True)
+    if sys.argv[1] == "wait":
+        time.sleep(300)
+print("closed", flush=True)
+time.sleep(300)
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def gone_soon(pids: list[int], seconds: float = 8.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def start_owner(mode: str) -> tuple[subprocess.Popen[str], int, list[int]]:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, mode], stdout=subprocess.PIPE, text=True)
+    assert owner.stdout is not None
+    spared, *started = (int(x) for x in owner.stdout.readline().split())
+    assert owner.stdout.readline().strip() == "ready"
+    assert all(alive(p) for p in [spared, *started])
+    return owner, spared, started
+
+
+def test_sigkill_of_the_owner_ends_everything_it_started_in_the_scope() -> None:
+    owner, spared, started = start_owner("wait")
+    try:
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait()
+        assert gone_soon(started), [p for p in started if alive(p)]
+        assert alive(spared)  # it was there before the scope opened
+    finally:
+        for pid in [spared, *started]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
+    owner, spared, started = start_owner("close")
+    try:
+        assert owner.stdout is not None
+        assert owner.stdout.readline().strip() == "closed"  # __exit__ waited for the guardian
+        assert not any(alive(p) for p in started)
+        assert alive(spared) and alive(owner.pid)
+    finally:
+        owner.kill()
+        owner.wait()
+        for pid in [spared, *started]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_guard_used_outside_its_scope_says_so() -> None:
+    with pytest.raises(RuntimeError, match="context manager"):
+        ProcessGuard().add_group(os.getpid())
