@@ -272,6 +272,11 @@ class Policy:
             raise RuntimeError(f"{self.name}: call reset(n_arms, horizon, seed) before select()")
         return self._run
 
+    @property
+    def run(self) -> OnlineRun:
+        """The current online run, the object behind select/update (after :meth:`reset`)."""
+        return self._online()
+
     def select(self) -> int:
         """The arm to play next (calling it twice without ``update`` returns the same arm)."""
         return self._online().select()
