@@ -87,6 +87,7 @@ def test_parallel_steps_report_in_any_order_and_finish_waits_for_them() -> None:
     study = optuna.create_study(direction="maximize")
     selection = OptunaSelection(study, CANDIDATES, budget=6, seed=1)
     first, second = selection.select(), selection.select()
+    assert first != second  # a trial trains one step at a time
     with pytest.raises(ValueError, match="2 training steps are in flight"):
         selection.finish()
     selection.update(second, 0.4)

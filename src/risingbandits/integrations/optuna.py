@@ -128,9 +128,15 @@ class OptunaSelection:
         return [dict(t.params) for t in self.trials]
 
     def select(self) -> int:
-        """Index of the candidate (trial) to train next."""
+        """Index of the candidate (trial) to train next. With several workers, a trial with a
+        step in flight is not picked again before that step is reported (a model trains one
+        step at a time)."""
         self._check_open()
-        return self.selector.select()
+        busy = set(self.selector.in_flight)
+        names = self.selector.names
+        return self.selector.select(
+            available=[name for name in self.selector.active if names.index(name) not in busy]
+        )
 
     def update(
         self, candidate: int, score: float, metrics: Mapping[str, Any] | None = None
