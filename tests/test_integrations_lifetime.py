@@ -6,11 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from process_checks import Process, all_gone, identity, kill_left, running
 from risingbandits.integrations.lifetime import ProcessGuard
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
@@ -40,30 +40,13 @@ time.sleep(300)
 """
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
-def gone_soon(pids: list[int], seconds: float = 8.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not any(alive(p) for p in pids):
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def start_owner(mode: str) -> tuple[subprocess.Popen[str], int, list[int]]:
+def start_owner(mode: str) -> tuple[subprocess.Popen[str], Process, set[Process]]:
     owner = subprocess.Popen([sys.executable, "-c", OWNER, mode], stdout=subprocess.PIPE, text=True)
     assert owner.stdout is not None
-    spared, *started = (int(x) for x in owner.stdout.readline().split())
+    spared, *started = (identity(int(x)) for x in owner.stdout.readline().split())
     assert owner.stdout.readline().strip() == "ready"
-    assert all(alive(p) for p in [spared, *started])
-    return owner, spared, started
+    assert all(running(p) for p in [spared, *started])
+    return owner, spared, set(started)
 
 
 def test_sigkill_of_the_owner_ends_everything_it_started_in_the_scope() -> None:
@@ -71,12 +54,10 @@ def test_sigkill_of_the_owner_ends_everything_it_started_in_the_scope() -> None:
     try:
         os.kill(owner.pid, signal.SIGKILL)
         owner.wait()
-        assert gone_soon(started), [p for p in started if alive(p)]
-        assert alive(spared)  # it was there before the scope opened
+        assert all_gone(started, 8.0), [p for p in started if running(p)]
+        assert running(spared)  # it was there before the scope opened
     finally:
-        for pid in [spared, *started]:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        kill_left({spared, *started})
 
 
 def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
@@ -84,14 +65,12 @@ def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
     try:
         assert owner.stdout is not None
         assert owner.stdout.readline().strip() == "closed"  # __exit__ waited for the guardian
-        assert not any(alive(p) for p in started)
-        assert alive(spared) and alive(owner.pid)
+        assert not any(running(p) for p in started)
+        assert running(spared) and owner.poll() is None
     finally:
         owner.kill()
         owner.wait()
-        for pid in [spared, *started]:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        kill_left({spared, *started})
 
 
 def test_a_guard_used_outside_its_scope_says_so() -> None:

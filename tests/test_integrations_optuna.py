@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-from risingbandits.extras import MissingExtra
 
 optuna = pytest.importorskip("optuna")
 
@@ -119,9 +116,3 @@ def test_bad_input_is_refused_before_any_trial_is_created(kwargs: dict, message:
 def test_a_minimising_study_is_refused() -> None:
     with pytest.raises(ValueError, match="direction='maximize'"):
         OptunaSelection(optuna.create_study(), CANDIDATES, budget=10)
-
-
-def test_without_optuna_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "optuna", None)
-    with pytest.raises(MissingExtra, match=r'pip install "risingbandits\[optuna\]"'):
-        OptunaSelection(object(), CANDIDATES, budget=10)  # type: ignore[arg-type]

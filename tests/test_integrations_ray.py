@@ -18,6 +18,7 @@ pytest.importorskip("ray.tune")
 
 from ray import cloudpickle, tune
 
+from process_checks import Process, all_gone, descendants, kill_left, running
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
@@ -117,46 +118,12 @@ with local_ray(num_cpus=2):
 """
 
 
-def descendants(pid: int) -> set[tuple[int, str]]:
-    """(pid, start time) of every descendant of ``pid``."""
-    table: dict[int, tuple[int, str]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                text = Path(f"/proc/{name}/stat").read_text()
-            except OSError:
-                continue
-            fields = text[text.rfind(")") + 2 :].split()
-            table[int(name)] = (int(fields[1]), fields[19])
-    found: set[tuple[int, str]] = set()
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        for child, (ppid, start) in table.items():
-            if ppid == parent and (child, start) not in found:
-                found.add((child, start))
-                todo.append(child)
-    return found
-
-
-def still_running(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
-    left = set()
-    for pid, start in processes:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[19] == start and fields[0] not in ("Z", "X"):
-            left.add((pid, start))
-    return left
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
 def test_killing_the_driver_leaves_no_ray_process(tmp_path: Path) -> None:
     driver = subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(tmp_path)], stdout=subprocess.PIPE, text=True
     )
-    processes: set[tuple[int, str]] = set()
+    processes: set[Process] = set()
     try:
         assert driver.stdout is not None and driver.stdout.readline().strip() == "ready"
         deadline = time.monotonic() + 120
@@ -168,12 +135,8 @@ def test_killing_the_driver_leaves_no_ray_process(tmp_path: Path) -> None:
         assert {"raylet", "gcs_server"} <= names, names
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait()
-        deadline = time.monotonic() + 15
-        while still_running(processes) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not still_running(processes)
+        assert all_gone(processes, 15.0), [p for p in processes if running(p)]
     finally:
         driver.kill()
         driver.wait()
-        for pid, _ in still_running(processes):
-            os.kill(pid, signal.SIGKILL)
+        kill_left(processes)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from process_checks import all_gone, identity
 from risingbandits.cli import app
 from risingbandits.integrations.shell import StepFailed, load_run, parse_score, run_commands
 from risingbandits.modelselect import ModelSelector
@@ -141,17 +142,11 @@ def test_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert "other commands" in other
     policy = ["--policy", "ucb1", "--checkpoint", str(saved)]
     assert "same options" in one_line_error(["select", *cmds, "--budget", "5", *policy])
+    failing = one_line_error(["select", "echo 0.5", "echo oops >&2; exit 4", "--budget", "4"])
+    assert "candidate 'candidate1' (step 1)" in failing and "'oops'" in failing
 
 
 CLI = "from risingbandits.cli import main; main()"
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
@@ -190,11 +185,8 @@ def test_commands_end_with_the_cli_and_resume_restarts_them(
             time.sleep(0.05)
         os.kill(cli.pid, signum)
         cli.wait(timeout=30)
-        started = [int(p) for p in pids.read_text().split()]
-        deadline = time.monotonic() + 10
-        while any(alive(p) for p in started) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(alive(p) for p in started)
+        started = {identity(int(p)) for p in pids.read_text().split()}
+        assert all_gone(started, 10.0)
         if signum == signal.SIGTERM:
             assert cli.returncode == 130 and "interrupted" in (
                 cli.stderr.read() if cli.stderr else ""
