@@ -21,7 +21,6 @@ running in the background after it returns is ended too.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import signal
 import subprocess
@@ -147,8 +146,10 @@ class _Runner:
             self.end_group(pgid)
 
 
-def _score(selector: ModelSelector, step: Step, code: int, out: str, err: str) -> float:
-    where = f"candidate {step.name!r} (step {step.step})"
+def _score(selector: ModelSelector, index: int, step: int, code: int, out: str, err: str) -> Step:
+    """Record the score a call printed; one :class:`StepFailed` line if there is none."""
+    name = selector.names[index]
+    where = f"candidate {name!r} (step {step})"
     if code != 0:
         output = _quote(err or out)
         raise StepFailed(f"{where}: the command exited with code {code}; output {output}")
@@ -156,10 +157,10 @@ def _score(selector: ModelSelector, step: Step, code: int, out: str, err: str) -
     if score is None:
         raise StepFailed(f"{where}: the last line of its output is not a number: {_quote(out)}")
     try:
-        selector.update(step.index, score)
+        selector.update(index, score)
     except ValueError as exc:
         raise StepFailed(f"{where}: {exc}") from None
-    return score
+    return Step(index, name, step, score)
 
 
 def _drive(
@@ -171,19 +172,17 @@ def _drive(
 ) -> None:
     with ProcessGuard() as guard, ThreadPoolExecutor(workers) as pool:
         runner = _Runner(commands, selector.names, guard)
-        running: dict[Future[tuple[int, str, str]], Step] = {}
+        running: dict[Future[tuple[int, str, str]], tuple[int, int]] = {}  # -> index, step
 
         def start(index: int) -> None:
             step = int(selector.pulls[index]) + 1
-            running[pool.submit(runner.call, index, step)] = Step(
-                index, selector.names[index], step, math.nan
-            )
+            running[pool.submit(runner.call, index, step)] = (index, step)
 
         try:
             for index in selector.in_flight:  # pulls in flight when the run was saved
                 start(index)
             while True:
-                busy = {selector.names[s.index] for s in running.values()}
+                busy = {selector.names[index] for index, _ in running.values()}
                 idle = [name for name in selector.active if name not in busy]
                 while len(running) < workers and idle and selector.remaining > 0:
                     index = selector.select(available=idle)
@@ -193,11 +192,11 @@ def _drive(
                     return
                 save()  # the new pulls in flight are started again after an interruption
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=lambda f: running[f].index):
-                    step = running.pop(future)
-                    score = _score(selector, step, *future.result())
+                for future in sorted(done, key=lambda f: running[f]):
+                    index, step = running.pop(future)
+                    recorded = _score(selector, index, step, *future.result())
                     save()
-                    on_step(Step(step.index, step.name, step.step, score))
+                    on_step(recorded)
         finally:
             runner.end_all()  # the threads' calls return at once
 
