@@ -23,7 +23,7 @@ PLAIN = ("import subprocess, time; p = subprocess.Popen(['sleep', '303']); "
          "print(p.pid, flush=True); time.sleep(300)")
 from risingbandits.integrations.lifetime import ProcessGuard
 spared = subprocess.Popen(["sleep", "300"])
-with ProcessGuard(poll_seconds=0.05, grace_seconds=1.0) as guard:
+with ProcessGuard(poll_seconds=60, grace_seconds=1.0) as guard:  # found by scan()
     group = subprocess.Popen(["sh", "-c", "sleep 301 & echo $!; sleep 302"],
                              stdout=subprocess.PIPE, start_new_session=True, text=True)
     guard.add_group(group.pid)
@@ -31,8 +31,9 @@ with ProcessGuard(poll_seconds=0.05, grace_seconds=1.0) as guard:
     plain = subprocess.Popen([sys.executable, "-c", PLAIN], stdout=subprocess.PIPE, text=True)
     grandchild = plain.stdout.readline().strip()
     print(spared.pid, group.pid, background, plain.pid, grandchild, flush=True)
-    time.sleep(0.5)  # the guardian has seen them all
+    guard.scan()  # the guardian has seen them all
     print("ready", flush=True)
+    sys.stdin.readline()  # "close": leave the scope when the test says so; "wait": never
     if sys.argv[1] == "wait":
         time.sleep(300)
 print("closed", flush=True)
@@ -41,7 +42,12 @@ time.sleep(300)
 
 
 def start_owner(mode: str) -> tuple[subprocess.Popen[str], Process, set[Process]]:
-    owner = subprocess.Popen([sys.executable, "-c", OWNER, mode], stdout=subprocess.PIPE, text=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert owner.stdout is not None
     spared, *started = (identity(int(x)) for x in owner.stdout.readline().split())
     assert owner.stdout.readline().strip() == "ready"
@@ -63,7 +69,9 @@ def test_sigkill_of_the_owner_ends_everything_it_started_in_the_scope() -> None:
 def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
     owner, spared, started = start_owner("close")
     try:
-        assert owner.stdout is not None
+        assert owner.stdin is not None and owner.stdout is not None
+        owner.stdin.write("close\n")
+        owner.stdin.flush()
         assert owner.stdout.readline().strip() == "closed"  # __exit__ waited for the guardian
         assert not any(running(p) for p in started)
         assert running(spared) and owner.poll() is None

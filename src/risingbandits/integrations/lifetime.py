@@ -10,7 +10,7 @@ scope started:
 * the process groups registered with :meth:`ProcessGuard.add_group` (commands started in a
   session of their own, with everything they started in turn);
 * on Linux, every descendant of the owner seen while the scope was open (``/proc`` read every
-  ``poll_seconds``) and every descendant of those still alive at the end, each identified by
+  ``poll_seconds``, and at once on :meth:`ProcessGuard.scan`) and every descendant of those still alive at the end, each identified by
   its pid and start time so that a reused pid is never hit. Children that existed before the
   scope opened are left alone.
 
@@ -61,6 +61,13 @@ class ProcessGuard:
     def add_group(self, pgid: int) -> None:
         """End process group ``pgid`` with the scope (call right after starting its leader)."""
         self._send(f"+{pgid}")
+
+    def scan(self) -> None:
+        """Make the guardian record the owner's descendants now (returns once it has): what
+        was started before this call ends with the scope even if the owner is killed at once."""
+        self._send("?")
+        assert self._guardian is not None and self._guardian.stdout is not None
+        self._guardian.stdout.readline()
 
     def remove_group(self, pgid: int) -> None:
         """Forget group ``pgid`` (its processes have ended), so a reused id is never hit."""
@@ -171,16 +178,19 @@ def _owned(owner: Identity, table: dict[int, tuple[int, str]]) -> set[Identity]:
     return _descendants({pid}, table) if table.get(pid, (0, ""))[1] == start else set()
 
 
-def _apply(buffer: bytes, groups: set[int]) -> bytes:
-    """Apply the complete ``+pgid`` / ``-pgid`` lines in ``buffer``; return the rest."""
+def _apply(buffer: bytes, groups: set[int]) -> tuple[bytes, bool]:
+    """Apply the complete ``+pgid`` / ``-pgid`` lines in ``buffer``; returns the rest and
+    whether a ``?`` line asked for a scan."""
     *lines, rest = buffer.split(b"\n")
+    scan = False
     for line in lines:
-        pgid = int(line[1:])
-        if line.startswith(b"+"):
-            groups.add(pgid)
+        if line == b"?":
+            scan = True
+        elif line.startswith(b"+"):
+            groups.add(int(line[1:]))
         else:
-            groups.discard(pgid)
-    return rest
+            groups.discard(int(line[1:]))
+    return rest, scan
 
 
 def guard(owner_pid: int, poll: float, grace: float) -> None:
@@ -197,18 +207,22 @@ def guard(owner_pid: int, poll: float, grace: float) -> None:
     fd = sys.stdin.fileno()
     pending = b""
     next_scan = time.monotonic()
+    scan_now = False
     while True:
-        if time.monotonic() >= next_scan:  # dead ones are dropped: their pids may be reused
+        if scan_now or time.monotonic() >= next_scan:  # the dead are dropped: pids get reused
             table = _processes()
             tracked = _alive(tracked, table) | (_owned(owner, table) - spared)
             next_scan = time.monotonic() + poll
+            if scan_now:
+                sys.stdout.write("scanned\n")
+                sys.stdout.flush()
+        scan_now = False
         ready, _, _ = select.select([fd], [], [], max(0.0, next_scan - time.monotonic()))
-        if not ready:
-            continue
-        data = os.read(fd, 4096)
-        if not data:
-            break
-        pending = _apply(pending + data, groups)
+        if ready:
+            data = os.read(fd, 4096)
+            if not data:
+                break
+            pending, scan_now = _apply(pending + data, groups)
     tracked |= _owned(owner, _processes()) - spared
     _end_all({(pid, start) for pid, start in tracked if pid != me}, groups, grace)
 

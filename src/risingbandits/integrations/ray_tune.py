@@ -249,8 +249,9 @@ def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None
     """A local Ray instance for the scope (``ray.init(num_cpus=...)``, no dashboard), shut
     down at the end; its processes end with the scope also if this process is killed
     (:class:`~risingbandits.integrations.lifetime.ProcessGuard`)."""
-    with ProcessGuard():
+    with ProcessGuard() as guard:
         ray.init(num_cpus=num_cpus, include_dashboard=False, **init_options)
+        guard.scan()  # Ray's processes are known to the guardian before anything else runs
         try:
             yield
         finally:
