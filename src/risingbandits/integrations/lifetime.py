@@ -10,9 +10,9 @@ scope started:
 * the process groups registered with :meth:`ProcessGuard.add_group` (commands started in a
   session of their own, with everything they started in turn);
 * on Linux, every descendant of the owner seen while the scope was open (``/proc`` read every
-  ``poll_seconds``, and at once on :meth:`ProcessGuard.scan`) and every descendant of those still alive at the end, each identified by
-  its pid and start time so that a reused pid is never hit. Children that existed before the
-  scope opened are left alone.
+  ``poll_seconds``, and at once on :meth:`ProcessGuard.scan`) and every descendant of those
+  still alive at the end, each identified by its pid and start time so that a reused pid is
+  never hit. Children that existed before the scope opened are left alone.
 
 Each gets SIGTERM, and SIGKILL if it is still there ``grace_seconds`` later. Why a guardian:
 Ray's own fate sharing (``prctl(PR_SET_PDEATHSIG)`` on the processes ``ray.init()`` starts)
