@@ -162,7 +162,7 @@ def test_et_swgts_posterior_uses_the_pull_window() -> None:
     xs = per_arm(history, 3)
     window = [(sum(x[-tau:]), min(tau, len(x))) for x in xs]
     assert min(len(x) for x in xs) > tau  # the window really cuts the history
-    policy = make_policy("et-swgts", tau=tau, Gamma=1, gamma=2.0)
+    policy = make_policy("et-swgts", tau=tau, Gamma=1, gamma=2.0, window="pulls")
     replay_posterior(policy, history, window, len(history) + 1)
 
 
@@ -181,11 +181,11 @@ def test_et_swgts_posterior_uses_the_round_window() -> None:
 
 
 def test_et_swgts_round_window_forces_an_absent_arm() -> None:
-    policy = make_policy("et-swgts", tau=10, Gamma=1, window="rounds")
+    policy = make_policy("et-swgts", tau=10, Gamma=1)  # window="rounds", the default
     state = policy.init_state(3, 100)
     t = feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
     assert select_one(state, t, policy_rng(0)) == 1  # absent from the last 10 rounds
-    pulls = make_policy("et-swgts", tau=10, Gamma=1)  # the pull window still holds arm 1
+    pulls = make_policy("et-swgts", tau=10, Gamma=1, window="pulls")  # still holds arm 1
     state = pulls.init_state(3, 100)
     feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
     select_one(state, t, policy_rng(0))
@@ -328,7 +328,7 @@ def test_presets_horizon_and_labels() -> None:
         "gamma": 1.0,
         "tau": 1000,
         "Gamma": 10,
-        "window": "pulls",
+        "window": "rounds",
         "tie_break": "random",
     }
     concave = make_policy("et-swgts", preset="concave").params
