@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from risingbandits.cli import data, demo, modelselect, reproduce, run, sweep, theory
+from risingbandits.cli.signals import stop_on_signals
 
 app = typer.Typer(
     name="risingbandits",
@@ -24,5 +25,6 @@ app.add_typer(theory.app, name="theory")
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (SIGTERM and SIGHUP stop a command like Ctrl-C)."""
+    stop_on_signals()
     app()

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from risingbandits.policies.checkpoint import check_checkpoint
 from risingbandits.policies.noise_level import NoiseLevel, new_noise_level
 from risingbandits.policies.online import OnlineRun
 from risingbandits.policies.trace import Trace
@@ -303,6 +304,7 @@ class Policy:
         saved = data["policy"]
         if saved != json.loads(json.dumps(self.to_dict())):
             raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
+        check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
         self._online().load(data)
         return self
