@@ -61,6 +61,9 @@ def test_target_points_follow_each_policy_s_definition() -> None:
         assert a.target == (t, a.terms[0])
     for a in ti.arms:  # the next pull, the prediction
         assert a.target == (a.pulls + 1, a.terms[0])
+    at_round = explain(instance, [make_policy("ti-ucb", predict_at="round")], 2_000, 1, [t])
+    for a in at_round.at(t)[0].arms:  # the line read at the round t
+        assert a.target == (t, a.terms[0])
     # Round 1 is a forced round for CURE-UCB (+-inf): no target point.
     assert all(a.target is None for a in ex.at(1)[0].arms)
     assert make_policy("ucb1").target_point(10, 20, 100, np.array([0.5, 0.1])) is None
