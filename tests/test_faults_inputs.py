@@ -161,7 +161,7 @@ def saved_run(tmp_path: Path) -> tuple[Path, dict]:
     "edit, message",
     [
         (lambda p: p["pulls"].__setitem__(0, -1), r"pulls\[0\]=-1 is not allowed"),
-        (lambda p: p["pulls"].__setitem__(0, p["pulls"][0] + 1), "must sum to t = 7"),
+        (lambda p: p["pulls"].__setitem__(0, p["pulls"][0] + 1), "must sum to at most t = 7"),
         (lambda p: p.update(t=99), "checkpoint t=99 is not allowed: use an integer in 0..20"),
         (lambda p: p.update(pending=5), "pending=5 is not allowed: use null or an arm index"),
         (

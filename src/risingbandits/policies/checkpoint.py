@@ -72,8 +72,8 @@ def _check_counts(data: Mapping[str, Any]) -> None:
     for arm, count in enumerate(pulls):
         if not _integer(count) or count < 0:
             raise _refuse(f"pulls[{arm}]", count, "use an integer >= 0")
-    if sum(pulls) != t:
-        raise _refuse("pulls", pulls, f"the counts must sum to t = {t} (they sum to {sum(pulls)})")
+    if sum(pulls) > t:  # rounds spent on arms since retired count in t, not in pulls
+        raise _refuse("pulls", pulls, f"the counts must sum to at most t = {t} ({sum(pulls)})")
     if pending is not None and (not _integer(pending) or not 0 <= pending < n_arms):
         raise _refuse("pending", pending, f"use null or an arm index in 0..{n_arms - 1}")
     if pending is not None and t == horizon:
