@@ -26,14 +26,15 @@ def _select(state: Ucb1State, t: int, rng: np.ndarray) -> int:
     forced = round_robin(t, n_arms, 1)
     if forced >= 0:
         return show_forced(state.scores, state.terms, forced)
+    for i in range(n_arms):  # an arm added to a running selector is played first
+        if state.counts[i] == 0:
+            return show_forced(state.scores, state.terms, i)
     log_t = math.log(t)
     for i in range(n_arms):
         n = state.counts[i]
-        if n == 0:  # an arm added to a running selector: played first, as in the start
-            set_terms(state.scores, state.terms, i, np.inf, 0.0)
-        else:
-            mean, bonus = state.sums[i] / n, math.sqrt(state.alpha * log_t / n)
-            set_terms(state.scores, state.terms, i, mean, bonus)
+        set_terms(
+            state.scores, state.terms, i, state.sums[i] / n, math.sqrt(state.alpha * log_t / n)
+        )
     return argmax_ties(state.scores, rng, state.tie_first)
 
 

@@ -65,7 +65,11 @@ def show_forced(scores: np.ndarray, terms: np.ndarray, arm: int) -> int:
 
 @helper
 def set_terms(scores: np.ndarray, terms: np.ndarray, i: int, a: float, b: float) -> None:
-    """Arm i's index a + b with its two terms (most index policies: estimate + bonus)."""
+    """Arm i's index a + b with its two terms (most index policies: estimate + bonus).
+
+    Call it once per arm, after choosing the values (e.g. ``a, b = np.inf, 0.0`` for an arm to
+    play, then the computed ones): two inlined calls in the branches of the arm loop made whole
+    step loops 1.5-3x slower (measured on UCB1, SW-UCB, R-ed-UCB)."""
     terms[i, 0] = a
     terms[i, 1] = b
     scores[i] = a + b

@@ -55,11 +55,10 @@ def _sw_ucb_select(state: SwUcbState, t: int, rng: np.ndarray) -> int:
     log_m = math.log(max(window_rounds(win), 1))
     for i in range(state.scores.shape[0]):
         n = win.counts[i]
-        if n == 0:
-            set_terms(state.scores, state.terms, i, np.inf, 0.0)
-        else:
-            bonus = state.bound * math.sqrt(state.xi * log_m / n)
-            set_terms(state.scores, state.terms, i, win.sums[i] / n, bonus)
+        mean, bonus = np.inf, 0.0  # an arm absent from the window is played
+        if n > 0:
+            mean, bonus = win.sums[i] / n, state.bound * math.sqrt(state.xi * log_m / n)
+        set_terms(state.scores, state.terms, i, mean, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
@@ -162,14 +161,14 @@ def _sw_kl_ucb_select(state: SwKlUcbState, t: int, rng: np.ndarray) -> int:
             continue
         state.stale[i] = False
         n = win.counts[i]
-        if n == 0:
-            set_terms(state.scores, state.terms, i, np.inf, 0.0)
-            continue
-        mean = win.sums[i] / n
-        index = 1.0
-        if f > 0.0:
-            index = kl_ucb_bernoulli(mean, f / n, state.precision, state.max_halvings)
-        set_terms(state.scores, state.terms, i, mean, index - mean)
+        mean, bonus = np.inf, 0.0  # an arm absent from the window is played
+        if n > 0:
+            mean = win.sums[i] / n
+            index = 1.0
+            if f > 0.0:
+                index = kl_ucb_bernoulli(mean, f / n, state.precision, state.max_halvings)
+            bonus = index - mean
+        set_terms(state.scores, state.terms, i, mean, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 

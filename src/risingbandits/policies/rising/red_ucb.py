@@ -84,11 +84,10 @@ def _select(state: RedState, t: int, rng: np.ndarray) -> int:
         h = state.fixed_window
         if h == 0:
             h = floor_fraction(state.hist.counts[i], state.eps)
-        if h == 0:
-            set_terms(state.scores, state.terms, i, np.inf, 0.0)
-        else:
+        estimate, bonus = np.inf, 0.0  # an empty window (h = 0): played
+        if h > 0:
             estimate, bonus = red_index_terms(state.hist, i, h, t, sigma, log_inv_delta)
-            set_terms(state.scores, state.terms, i, estimate, bonus)
+        set_terms(state.scores, state.terms, i, estimate, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 

@@ -46,14 +46,14 @@ def _select(state: TiState, t: int, rng: np.ndarray) -> int:
         n = hist.counts[i]
         lo = state.segment_start[i] - 1
         m = n - lo
-        if m < 2:
-            set_terms(state.scores, state.terms, i, np.inf, 0.0)
-            continue
-        if state.converged[i]:
-            prediction = window_sum(hist, i, lo, n) / m
-        else:
-            prediction = line_predict(hist, i, lo, n, float(t) if state.at_round else n + 1.0)
-        set_terms(state.scores, state.terms, i, prediction, math.sqrt(4.0 * log_inv_delta / m))
+        prediction, bonus = np.inf, 0.0  # fewer than 2 pulls in the segment: played
+        if m >= 2:
+            if state.converged[i]:
+                prediction = window_sum(hist, i, lo, n) / m
+            else:
+                prediction = line_predict(hist, i, lo, n, float(t) if state.at_round else n + 1.0)
+            bonus = math.sqrt(4.0 * log_inv_delta / m)
+        set_terms(state.scores, state.terms, i, prediction, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
