@@ -1,5 +1,5 @@
-"""Shared compiled pieces of policies: argmax with seeded ties, forced round robin (and how it
-shows in a trace), [0, 1] clip.
+"""Shared compiled pieces of policies: argmax with seeded ties, the lowest active arm (round robin
+over a set of arms, eliminations), forced round robin (and how it shows in a trace), [0, 1] clip.
 
 Compiled helpers (see :func:`risingbandits._jit.helper`): they are compiled into the kernels that
 call them.
@@ -36,6 +36,34 @@ def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
     pick = rng_below(rng, count)
     for i in range(best, values.shape[0]):
         if values[i] == top:
+            if pick == 0:
+                return i
+            pick -= 1
+    return best
+
+
+@helper
+def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
+    """The active arm with the lowest value (-1 when none is active); ties go uniformly at random
+    (``rng``, only drawn on a tie) or to the lowest index.
+
+    With ``values`` = pull counts it is a round robin over the active arms (elimination methods);
+    with a statistic, the arm an elimination step rejects.
+    """
+    best = -1
+    count = 0
+    for i in range(active.shape[0]):
+        if active[i]:
+            if best < 0 or values[i] < values[best]:
+                best = i
+                count = 1
+            elif values[i] == values[best]:
+                count += 1
+    if count <= 1 or tie_first:
+        return best
+    pick = rng_below(rng, count)
+    for i in range(best, active.shape[0]):
+        if active[i] and values[i] == values[best]:
             if pick == 0:
                 return i
             pick -= 1

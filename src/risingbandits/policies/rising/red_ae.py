@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import Param, Policy, sigma_param
-from risingbandits.policies.common import best_active, show_active
+from risingbandits.policies.common import best_active, lowest_active, show_active
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.rising.linefit import line_fit
@@ -33,11 +33,7 @@ class AeState(NamedTuple):
 def _select(state: AeState, t: int, rng: np.ndarray) -> int:
     show_active(state.scores, state.terms, state.active, state.values)
     # Round robin over the active arms: the one with the fewest pulls, lowest index first.
-    best = -1
-    for i in range(state.active.shape[0]):
-        if state.active[i] and (best < 0 or state.hist.counts[i] < state.hist.counts[best]):
-            best = i
-    return best
+    return lowest_active(state.active, state.hist.counts, rng, True)
 
 
 def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
