@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 from rich.console import Console
 
@@ -41,6 +42,7 @@ def load_instance(
 def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
     """The ``--json`` object of ``risingbandits run``."""
     ci = mean_ci(res.regret)
+    gap = mean_ci(res.final_gap)
     policy = make_policy(res.policy["policy"], **res.policy["params"])
     return {
         "instance": res.instance,
@@ -58,6 +60,10 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
         "regret_per_seed": res.regret.tolist(),
         "reward_mean": float(res.reward.mean()),
         "reward_per_seed": res.reward.tolist(),
+        "final_gap_mean": gap.mean,
+        "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
+        "final_gap_per_seed": res.final_gap.tolist(),
+        "recommended": res.recommended.tolist(),
         "pulls_mean": res.pulls_mean.tolist(),
         "best_arm": res.best_arm,
         "optimal_value": res.optimal_value,
@@ -65,14 +71,18 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
     }
 
 
+def _interval(bounds: list[float | None], digits: int) -> str:
+    """``± half-width  (95% CI [low, high])`` of a ``*_ci95`` pair."""
+    low, high = bounds
+    if low is None or high is None:
+        return "(one seed: no interval)"
+    f = f",.{digits}f"
+    return f"± {(high - low) / 2:{f}}  (95% CI [{low:{f}}, {high:{f}}])"
+
+
 def _print_human(console: Console, data: dict[str, Any]) -> None:
     names = data["arm_names"]
     params = ", ".join(f"{k}={v}" for k, v in data["params"].items()) or "no parameters"
-    low, high = data["regret_ci95"]
-    if low is None:
-        ci_text = "(one seed: no interval)"
-    else:
-        ci_text = f"± {(high - low) / 2:,.1f}  (95% CI [{low:,.1f}, {high:,.1f}])"
     tag = "  [reconstruction]" if data["reconstruction"] else ""
     console.print(
         f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
@@ -83,7 +93,17 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
         f"V*(T) = {data['optimal_value']:,.2f}   best fixed arm: {data['best_arm']} "
         f"({names[data['best_arm']]})"
     )
-    console.print(f"regret          {data['regret_mean']:,.2f} {ci_text}")
+    console.print(f"regret          {data['regret_mean']:,.2f} {_interval(data['regret_ci95'], 1)}")
+    console.print(
+        f"final gap       {data['final_gap_mean']:.4f} {_interval(data['final_gap_ci95'], 4)}  "
+        "max_i mu_i(T) - mu_rec(N_rec)"
+    )
+    recommended = np.bincount(data["recommended"], minlength=data["n_arms"])
+    top = int(np.argmax(recommended))
+    console.print(
+        f"recommended     arm {top} ({names[top]}) in {recommended[top]} of "
+        f"{len(data['recommended'])} seeds (the arm each run would deploy)"
+    )
     console.print(f"realised reward {data['reward_mean']:,.2f} (mean over seeds)")
     pulls = "   ".join(f"{i} ({names[i]}): {p:,.1f}" for i, p in enumerate(data["pulls_mean"]))
     console.print(f"pulls per arm   {pulls}")
@@ -125,7 +145,8 @@ def run(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Simulate one policy on one instance for several seeds: regret ± 95% CI, pulls per arm."""
+    """Simulate one policy on one instance for several seeds: regret and final-model gap ± 95%
+    CI, the recommended arm, pulls per arm."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
     if curves is not None:
