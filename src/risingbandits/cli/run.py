@@ -175,6 +175,6 @@ def list_items() -> None:
     """Policies and instances, one line each."""
     for name, cls in POLICIES.items():
         horizon = "uses T" if cls().uses_horizon else "horizon-free"
-        typer.echo(f"policy    {name:<14} {cls.summary} [{horizon}]")
+        typer.echo(f"policy    {name:<18} {cls.summary} [{horizon}]")
     for name, summary in instance_names():
         typer.echo(f"instance  {name:<24} {summary}")

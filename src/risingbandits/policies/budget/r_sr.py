@@ -20,7 +20,8 @@ class RisingSR(PhasePolicy):
     h = 0), and within a phase the next pull goes to the surviving arm with the fewest pulls,
     ties at random. Uses T.
 
-    Parameters: eps, the window fraction, 1/4 as in the authors' experiments (every preset).
+    Parameters: eps, the window fraction in (0, 1], 1/4 as in the authors' experiments (every
+    preset); eps = 1 judges by the mean of all rewards, as Successive Rejects.
     Choices: rejection ties at random (as the authors' code); n_k >= 1 (matters only for
     T <= K); a phase whose target is already met ends at once (the authors' code would look for
     an arm to pull among none). Recommendation: the last survivor; before the end, the
