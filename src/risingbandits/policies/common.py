@@ -43,13 +43,9 @@ def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
 
 
 @helper
-def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
-    """The active arm with the lowest value (-1 when none is active); ties go uniformly at random
-    (``rng``, only drawn on a tie) or to the lowest index.
-
-    With ``values`` = pull counts it is a round robin over the active arms (elimination methods);
-    with a statistic, the arm an elimination step rejects.
-    """
+def lowest_ties(active: np.ndarray, values: np.ndarray) -> tuple[int, int]:
+    """(the first active arm with the lowest value, how many active arms share that value);
+    (-1, 0) when no arm is active."""
     best = -1
     count = 0
     for i in range(active.shape[0]):
@@ -59,15 +55,34 @@ def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_f
                 count = 1
             elif values[i] == values[best]:
                 count += 1
+    return best, count
+
+
+@helper
+def nth_tied(active: np.ndarray, values: np.ndarray, first: int, k: int) -> int:
+    """The k-th (from 0) active arm whose value equals ``values[first]``, from ``first`` on."""
+    for i in range(first, active.shape[0]):
+        if active[i] and values[i] == values[first]:
+            if k == 0:
+                return i
+            k -= 1
+    return first
+
+
+@helper
+def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
+    """The active arm with the lowest value (-1 when none is active); ties go uniformly at random
+    (``rng``, only drawn on a tie) or to the lowest index.
+
+    With ``values`` = pull counts it is a round robin over the active arms (elimination methods);
+    with a statistic, the arm an elimination step rejects. Inside an ``update`` call
+    :func:`lowest_ties` and :func:`nth_tied` directly, with the draw at the update's level
+    (see :mod:`~risingbandits.policies.budget.phases`).
+    """
+    best, count = lowest_ties(active, values)
     if count <= 1 or tie_first:
         return best
-    pick = rng_below(rng, count)
-    for i in range(best, active.shape[0]):
-        if active[i] and values[i] == values[best]:
-            if pick == 0:
-                return i
-            pick -= 1
-    return best
+    return nth_tied(active, values, best, rng_below(rng, count))
 
 
 @helper

@@ -43,15 +43,15 @@ def _select(state: UcbeState, t: int, rng: np.ndarray) -> int:
 
 
 def _update(state: UcbeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
-    hist = state.hist
-    history_push(hist, arm, reward)
-    noise_observe(state.noise, hist, arm)
-    n = hist.counts[arm]
+    history_push(state.hist, arm, reward)
+    n = state.hist.counts[arm]
     h = floor_fraction(n, state.eps)
-    if h == 0:
-        return  # estimate and width stay 0 (the warm-up is not over)
-    state.estimates[arm] = projected_mean(hist, arm, h, state.horizon)
-    state.widths[arm] = (state.horizon - n + h - 1) * state.root_a / float(h) ** 1.5
+    if h > 0:  # else estimate and width stay 0 (the warm-up is not over)
+        state.estimates[arm] = projected_mean(
+            state.hist.prefix, state.hist.wprefix, arm, n, h, state.horizon
+        )
+        state.widths[arm] = (state.horizon - n + h - 1) * state.root_a / (h * math.sqrt(h))
+    noise_observe(state.noise, state.hist, arm)
 
 
 def _recommend(state: UcbeState, counts: np.ndarray, last: np.ndarray) -> int:

@@ -37,12 +37,11 @@ def _select(state: AeState, t: int, rng: np.ndarray) -> int:
 
 
 def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
-    hist = state.hist
-    history_push(hist, arm, reward)
-    noise_observe(state.noise, hist, arm)
-    n = hist.counts[arm]
+    history_push(state.hist, arm, reward)
+    noise_observe(state.noise, state.hist, arm)
+    n = state.hist.counts[arm]
     for i in range(state.active.shape[0]):
-        if state.active[i] and hist.counts[i] != n:
+        if state.active[i] and state.hist.counts[i] != n:
             return  # the cycle over the active arms is not complete
     if n < 2:
         return
@@ -52,7 +51,7 @@ def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) ->
     width_scale = noise_sigma(state.noise) * state.width_log
     for i in range(state.active.shape[0]):
         if state.active[i]:
-            mean, slope, mean_l, s_ll = line_fit(hist, i, 0, n)
+            mean, slope, mean_l, s_ll = line_fit(state.hist, i, 0, n)
             lever = target - mean_l
             state.values[i] = remaining * (mean + slope * lever)
             state.widths[i] = remaining * width_scale * math.sqrt(1.0 / n + lever * lever / s_ll)

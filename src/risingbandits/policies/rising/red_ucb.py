@@ -47,12 +47,11 @@ def red_index_terms(
     (:func:`~risingbandits.policies.projection.projected_mean` to round t);
     beta = sigma (t - N + h - 1) sqrt(10 ln(1/delta) / h^3).
     """
-    estimate = projected_mean(hist, arm, h, t)
+    n = hist.counts[arm]
+    estimate = projected_mean(hist.prefix, hist.wprefix, arm, n, h, t)
     bonus = 0.0
     if sigma > 0.0:
-        bonus = (
-            sigma * (t - hist.counts[arm] + h - 1) * math.sqrt(10.0 * log_inv_delta / float(h) ** 3)
-        )
+        bonus = sigma * (t - n + h - 1) * math.sqrt(10.0 * log_inv_delta / float(h) ** 3)
     return estimate, bonus
 
 
