@@ -164,6 +164,15 @@ def test_rsr_with_the_whole_window_rejects_like_sr() -> None:
     np.testing.assert_array_equal(sr.pulls, rsr.pulls)  # same rejections, same counts
 
 
+@pytest.mark.parametrize("name", ["successive-halving", "successive-rejects", "r-sr"])
+def test_rejection_ties_are_drawn_by_the_run_generator(name: str) -> None:
+    # four identical arms: every rejection is a tie, so the survivor varies with the seed
+    res = rb.simulate(constant_arms([0.5] * 4, 200), make_policy(name), 200, 40)
+    assert len(set(res.recommended.tolist())) == 4
+    again = rb.simulate(constant_arms([0.5] * 4, 200), make_policy(name), 200, 40)
+    np.testing.assert_array_equal(res.recommended, again.recommended)
+
+
 # -- R-UCBE -------------------------------------------------------------------------------------
 
 
