@@ -46,6 +46,9 @@ def test_curves_then_live_run_on_an_aclimdb_folder(acl: Path, tmp_path: Path) ->
     assert live.exit_code == 0, live.output
     data = json.loads(live.stdout)
     assert sum(data["pulls"]) == 90 and data["learners"] == ["lr_0.05", "ogd_0.5", "nn_2"]
+    rec = data["learners"].index(data["recommended"])
+    assert data["recommended_accuracy"] == data["holdout_accuracy"][rec]
+    assert data["best_accuracy"] == max(data["holdout_accuracy"])
     with np.load(out) as curves:
         table = np.vstack([curves[n][:90] for n in data["learners"]])
     collected = sum(table[i, : data["pulls"][i]].sum() for i in range(3))
@@ -57,6 +60,7 @@ def test_curves_then_live_run_on_an_aclimdb_folder(acl: Path, tmp_path: Path) ->
     )
     assert human.exit_code == 0, human.output
     assert "held-out accuracy" in human.stdout and "cumulative reward" in human.stdout
+    assert "recommended: " in human.stdout
 
     fetched = runner.invoke(app, ["data", "imdb", *common])
     assert fetched.exit_code == 0 and "120 reviews (60 positive)" in fetched.stdout

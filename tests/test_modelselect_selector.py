@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,12 +40,14 @@ def test_resumed_run_makes_the_same_selections(name: str, tmp_path: Path) -> Non
     resumed: list[int] = []
     first = ModelSelector(K, BUDGET, name, seed=3)
     drive(first, scores, 47, resumed)
-    pending = first.select()  # saved with a selection not yet updated
+    pending = first.select()  # saved with a pull in flight
     first.save(tmp_path / "sel.json")
     again = ModelSelector.load(tmp_path / "sel.json")
-    assert again.t == 47 and again.select() == pending
+    assert again.t == 47 and again.in_flight == (pending,)
     np.testing.assert_array_equal(again.last_scores, first.last_scores)
-    drive(again, scores, BUDGET - 47, resumed)
+    again.update(pending, float(scores[pending, again.pulls[pending]]))
+    resumed.append(pending)
+    drive(again, scores, BUDGET - 48, resumed)
     assert resumed == straight
     assert again.done and again.remaining == 0
 
@@ -93,7 +96,7 @@ def test_scores_outside_unit_interval_refused() -> None:
 def test_update_must_match_selection() -> None:
     sel = ModelSelector(K, BUDGET, "ucb1")
     arm = sel.select()
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match="no pull of it is in flight"):
         sel.update((arm + 1) % K, 0.5)
 
 
@@ -107,7 +110,7 @@ def test_budget_is_enforced() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"candidates": 4, "budget": 3}, r"budget=3 is not allowed: .*number of candidates \(4\)"),
+        ({"candidates": 4, "budget": 3}, r"budget=3 is not allowed: .*number of candidates, 4,"),
         ({"candidates": 1, "budget": 10}, r"candidates=1 is not allowed"),
         ({"candidates": ["a", "a"], "budget": 10}, r"two or more different names"),
         ({"candidates": 3, "budget": 10, "policy": "nope"}, r"policy='nope' is not allowed"),
@@ -166,16 +169,41 @@ def test_foreign_or_tampered_checkpoint_refused(tmp_path: Path) -> None:
         ModelSelector.load(broken)
 
 
-def test_sklearn_example_tunes_partial_fit_models() -> None:
+def load_example() -> Any:
     path = Path(__file__).resolve().parents[1] / "examples" / "tune_sklearn_partial_fit.py"
     spec = importlib.util.spec_from_file_location("tune_example", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    result = module.tune(budget=30, seed=1)
-    assert result["pulls"].sum() == 30 and (result["pulls"] >= 1).all()
-    assert ((result["scores"] > 0) & (result["scores"] <= 1)).all()
-    assert result["names"][result["chosen"]] in module.CANDIDATES
+    return module
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_sklearn_example_tunes_partial_fit_models(workers: int) -> None:
+    module = load_example()
+    result = module.tune(budget=30, seed=1, workers=workers)
+    pulls = np.array(list(result["pulls"].values()))
+    assert (
+        pulls.sum() == 30
+        and (pulls >= 1).all()
+        and list(result["pulls"]) == list(module.CANDIDATES)
+    )
+    assert all(0 < x <= 1 for x in result["last_scores"].values())
+    assert result["recommended"] in module.CANDIDATES
+    assert result["recommended_score"] == result["last_scores"][result["recommended"]]
+    assert result["best_last_score"] == max(result["last_scores"].values())
+
+
+def test_sklearn_example_prints_a_json_summary(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = load_example()
+    argv = ["tune", "--budget", "24", "--param", "sigma=auto", "--json"]
+    monkeypatch.setattr("sys.argv", argv)
+    module.main()
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["policy"]["params"]["sigma"] == "auto" and sum(summary["pulls"].values()) == 24
+    assert {"recommended", "recommended_score", "best_last_score"} <= set(summary)
 
 
 def test_policy_state_of_another_policy_refused() -> None:
@@ -184,3 +212,108 @@ def test_policy_state_of_another_policy_refused() -> None:
     saved = sel.state_dict()["policy"]
     with pytest.raises(ValueError, match="the saved run is of another policy"):
         make_policy("cure-ucb", eps=0.125).load_state_dict(saved)
+
+
+def test_sigma_estimate_is_the_default_unless_chosen() -> None:
+    def sigma(**kwargs: object) -> object:
+        return ModelSelector(K, BUDGET, **kwargs).policy["params"].get("sigma")  # type: ignore[arg-type]
+
+    assert sigma() == "estimate"
+    assert sigma(policy="red-ucb") == "estimate"
+    assert sigma(preset="imdb") == 0.1
+    assert sigma(params={"sigma": "auto"}) == "auto"
+    assert sigma(policy=make_policy("cure-ucb")) == 0.1  # a configured policy is used as given
+    assert sigma(policy="ucb1") is None
+
+
+def test_metrics_are_kept_in_history_and_checkpoint() -> None:
+    sel = ModelSelector(["a", "b"], 10)
+    arm = sel.select()
+    sel.update(arm, 0.25, metrics={"loss": np.float32(1.5), "epoch": 1, "tag": "x"})
+    arm = sel.select()
+    sel.update(sel.names[arm], 0.5)
+    expected = [
+        {"step": 1, "arm": 0, "candidate": "a", "score": 0.25,
+         "metrics": {"loss": 1.5, "epoch": 1, "tag": "x"}},
+        {"step": 2, "arm": 1, "candidate": "b", "score": 0.5, "metrics": {}},
+    ]  # fmt: skip
+    assert sel.history == expected
+    back = ModelSelector.from_state_dict(json.loads(json.dumps(sel.state_dict())))
+    assert back.history == expected
+
+
+def test_refused_score_or_metrics_lose_nothing() -> None:
+    scores = score_table()
+    clean: list[int] = []
+    drive(ModelSelector(K, BUDGET, seed=8), scores, BUDGET, clean)
+
+    sel = ModelSelector(K, BUDGET, seed=8)
+    arms: list[int] = []
+    drive(sel, scores, 20, arms)
+    arm = sel.select()
+    before = (sel.t, sel.in_flight, sel.history, sel.summary())
+    for bad, kwargs, message in [
+        (float("nan"), {}, rf"score=nan of 'candidate{arm}' is not allowed"),
+        (1.5, {}, r"score=1.5 of .* use a number in \[0, 1\]"),
+        (0.5, {"metrics": {"loss": float("inf")}}, r"metrics=.* is not allowed: use JSON values"),
+        (0.5, {"metrics": {1: 2}}, r"metrics=.* use a mapping of names"),
+        (0.5, {"metrics": ["loss"]}, r"metrics=.* use a mapping of names"),
+    ]:
+        with pytest.raises(ValueError, match=message) as info:
+            sel.update(arm, bad, **kwargs)
+        assert "\n" not in str(info.value)
+        assert (sel.t, sel.in_flight, sel.history, sel.summary()) == before
+    sel.update(arm, float(scores[arm, sel.pulls[arm]]))
+    arms.append(arm)
+    drive(sel, scores, BUDGET - 21, arms)
+    assert arms == clean
+
+
+def test_recommend_and_summary() -> None:
+    sel = ModelSelector(["a", "b", "c"], 60, seed=1)
+    empty = sel.summary()
+    assert empty["recommended_score"] is None and empty["best_last_score"] is None
+    drive(sel, score_table(), 60, [])
+    summary = sel.summary()
+    json.dumps(summary, allow_nan=False)
+    chosen = sel.recommend()
+    last = sel.last_scores
+    assert summary["recommended"] == sel.names[chosen]
+    assert summary["recommended_score"] == last[chosen]
+    assert summary["best_last_score"] == last.max()
+    assert summary["best_candidate"] == sel.names[int(np.argmax(last))]
+    assert summary["pulls"] == dict(zip(sel.names, sel.pulls.tolist(), strict=True))
+    assert chosen == int(np.argmax(sel.pulls))  # CURE-UCB recommends the most trained
+
+
+def test_trace_shows_what_each_select_ranked_by() -> None:
+    scores = score_table()
+    sel = ModelSelector(K, BUDGET, seed=2, trace=True)
+    policy = make_policy("cure-ucb", sigma="estimate")
+    policy.reset(K, BUDGET, seed=2, trace=True)
+    for _ in range(40):
+        arm = sel.select()
+        assert policy.select() == arm
+        x = float(scores[arm, sel.pulls[arm]])
+        sel.update(arm, x)
+        policy.update(arm, x)
+    sel.add_candidate("new")
+    sel.select()
+    trace, direct = sel.trace(), policy.trace()
+    assert trace.index.shape == (1, 41, K + 1) and trace.term_names == direct.term_names
+    np.testing.assert_array_equal(trace.index[:, :40, :K], direct.index)
+    np.testing.assert_array_equal(trace.terms[:, :40, :K], direct.terms)
+    assert np.isnan(trace.index[0, :40, K]).all()
+    assert trace.index[0, 40].tolist() == [-np.inf] * K + [np.inf] and trace.arms[0, 40] == K
+    restored = ModelSelector.from_state_dict(sel.state_dict()).trace()
+    np.testing.assert_array_equal(restored.index, trace.index)
+    with pytest.raises(ValueError, match="trace=True"):
+        ModelSelector(K, BUDGET).trace()
+
+
+@pytest.mark.parametrize("version", ["risingbandits.modelselect/1", "risingbandits.modelselect/3"])
+def test_checkpoints_of_other_versions_refused(version: str) -> None:
+    data = ModelSelector(K, BUDGET).state_dict() | {"format": version}
+    with pytest.raises(ValueError, match=f"checkpoint format '{version}' is not supported") as info:
+        ModelSelector.from_state_dict(data)
+    assert "\n" not in str(info.value)

@@ -63,6 +63,12 @@ def cache_dir() -> Path | None:
     return None
 
 
+def kernels_cached() -> bool:
+    """Whether compiled kernels of this source are on disk (so no long compilation is due)."""
+    path = cache_dir()
+    return path is not None and any(path.glob("*.nbi"))
+
+
 def _prune_stale(parent: Path, keep: Path, max_age_days: float = 7.0) -> None:
     """Remove caches of other sources not touched for ``max_age_days`` (best effort)."""
     cutoff = time.time() - max_age_days * 86_400

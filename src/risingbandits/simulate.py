@@ -25,6 +25,7 @@ from risingbandits.policies.kernel import (
     policy_update,
     trace_view,
 )
+from risingbandits.policies.registry import make_policy
 from risingbandits.policies.trace import Trace
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
@@ -161,13 +162,17 @@ class SimulationResult:
 
 
 def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
-    if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool):
+    if isinstance(seeds, float | np.floating | bool):
+        raise ValueError(
+            f"seeds={seeds!r} is not allowed: use an integer count >= 1 or a list of seeds"
+        )
+    if isinstance(seeds, int | np.integer):
         if seeds < 1:
             raise ValueError(f"seeds={seeds} is not allowed: use a count >= 1 or a list of seeds")
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]
-    out = list(seeds)  # type: ignore[arg-type]
+    out = list(seeds)
     if not out:
         raise ValueError("seeds=[] is not allowed: give at least one seed")
     for s in out:
@@ -181,7 +186,7 @@ TRACE_LIMIT = 50_000_000
 
 def simulate(
     instance: RisingInstance,
-    policy: Policy,
+    policy: Policy | str,
     horizon: int,
     seeds: int | Sequence[SeedLike] = 1,
     *,
@@ -191,9 +196,10 @@ def simulate(
     trace_every: int = 1,
     progress: ProgressCallback | None = None,
 ) -> SimulationResult:
-    """Run ``policy`` on ``instance`` for ``horizon`` rounds, once per seed.
+    """Run ``policy`` (a :class:`Policy`, or a registered name with its default parameters) on
+    ``instance`` for ``horizon`` rounds, once per seed.
 
-    ``seeds`` is a count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
+    ``seeds`` is an integer count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
     ``record_arms`` keeps the arm sequence of every seed (shape seeds x T).
     ``checkpoints`` (horizons <= T) records pulls, reward and recommendation at those rounds;
     only for policies that do not use the horizon, where that prefix equals a run at the smaller
@@ -203,6 +209,10 @@ def simulate(
     numbers is refused (raise ``trace_every``).
     ``progress(done, total)`` is called after each seed.
     """
+    if isinstance(policy, str):
+        policy = make_policy(policy)
+    elif not isinstance(policy, Policy):
+        raise ValueError(f"policy={policy!r} is not allowed: use a Policy or a policy name")
     check_run_size(instance.n_arms, horizon)
     if horizon > instance.max_horizon:
         raise ValueError(

@@ -60,6 +60,8 @@ def grouped_values(
     keys = con.sql(
         f"SELECT policy, horizon, count(*) FROM {source} GROUP BY ALL ORDER BY policy, horizon"
     ).fetchall()
+    if not keys:  # e.g. no unit where every policy ran yet
+        return {}
     values = con.sql(
         f"SELECT {value} AS v FROM {source} ORDER BY policy, horizon, instance, seed"
     ).fetchnumpy()

@@ -4,14 +4,15 @@ For each unit (instance, seed) at a horizon, the policies are ranked by a metric
 by default, or the final-model gap; :data:`~risingbandits.analysis.queries.METRICS`), 1 = lowest;
 tied policies share the mean of the ranks they span (two policies tied for first both get 1.5).
 The average rank of a policy at a horizon is the mean over units, with a confidence interval
-across units (t-interval by default). Only units in which every policy has a result are ranked,
-so an unfinished sweep never compares policies on different instances.
+across units (t-interval by default), clipped to [1, number of policies] where every rank lies
+(a t-interval of ranks near 1 would otherwise reach below 1). Only units in which every policy
+has a result are ranked, so an unfinished sweep never compares policies on different instances.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 import numpy as np
@@ -64,7 +65,18 @@ def average_ranks(
     ci: Callable[[np.ndarray], MeanCI] = mean_ci,
     metric: str = "regret",
 ) -> list[RankRow]:
-    """Average rank by ``metric`` with its interval per (policy, horizon), in the order
-    given."""
+    """Average rank by ``metric`` with its interval (within [1, number of policies]) per
+    (policy, horizon), in the order given."""
     ranks = unit_ranks(con, horizons, len(policies), metric)
-    return [RankRow(p, h, ci(ranks[p, h])) for h in horizons for p in policies if (p, h) in ranks]
+    return [
+        RankRow(p, h, _within_ranks(ci(ranks[p, h]), len(policies)))
+        for h in horizons
+        for p in policies
+        if (p, h) in ranks
+    ]
+
+
+def _within_ranks(interval: MeanCI, n_policies: int) -> MeanCI:
+    """The interval clipped to the possible ranks 1..n_policies (NaN bounds stay NaN)."""
+    low, high = np.clip([interval.low, interval.high], 1.0, float(n_policies))
+    return replace(interval, low=float(low), high=float(high))

@@ -7,6 +7,10 @@ percentile bootstrap (:func:`~risingbandits.analysis.bootstrap.bootstrap_ci`). A
 win rates rank by one metric (``metric``: ``regret``, the default, or ``final_gap``) over the
 units (instance, seed) where every policy has a result. Policies marked
 ``reconstruction`` (TI-UCB, R-ed-AE) carry a ``*`` and a note in every output.
+
+Only parts that pass the store's check are read, each task once; a store holding a damaged,
+duplicate or foreign part file is refused with one line that says to resume it. An unfinished
+sweep is summarised as it stands, with a note naming each policy's missing cells.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+import duckdb
 import numpy as np
 
 from risingbandits.analysis.bootstrap import bootstrap_ci
@@ -28,7 +33,7 @@ from risingbandits.analysis.ranks import RankRow, average_ranks
 from risingbandits.analysis.stats import MeanCI, finite_or_none, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
 from risingbandits.experiments.spec import PolicyRef
-from risingbandits.experiments.store import Store, StoreError
+from risingbandits.experiments.store import PolicyProgress, Store, StoreError
 
 CIMethod = Literal["t", "bootstrap"]
 CI_METHODS = ("t", "bootstrap")
@@ -74,6 +79,8 @@ class Summary:
     cells_total: int
     ci_method: str
     level: float
+    progress: tuple[PolicyProgress, ...] = ()
+    """Cells done / planned per policy (the incomplete-sweep note names what is missing)."""
     final_gap: tuple[MeanRow, ...] = ()
     metric: str = "regret"
     """What ``ranks`` and ``win_rates`` rank by: ``regret`` or ``final_gap``."""
@@ -91,9 +98,17 @@ class Summary:
         if any(p.reconstruction for p in self.policies):
             notes.append(RECONSTRUCTION_NOTE)
         if self.cells_done < self.cells_total:
+            missing = ", ".join(
+                f"{p.label} {p.done}/{p.total}" for p in self.progress if p.done < p.total
+            )
             notes.append(
                 f"incomplete sweep: {self.cells_done} of {self.cells_total} cells done "
-                "(ranks and win rates use the units where every policy ran)"
+                f"(cells done by policy: {missing}); ranks and win rates use the units where "
+                "every policy ran"
+            )
+        if not self.ranks:
+            notes.append(
+                "no (instance, seed) has a result of every policy yet: no ranks or win rates"
             )
         return notes
 
@@ -217,14 +232,21 @@ def summarize(
     check_metric(metric)
     store = Store(path)
     spec = store.spec()
-    status = store.status()
-    parts = store.part_files()
+    report = store.inspect(full=True)
+    parts = store.verified_parts(report)
+    status = store.status(report)
     if not parts:
         raise StoreError(f"{store.path} has no finished task yet: run or resume the sweep first")
     chosen = _chosen_horizons(spec.horizons, horizons)
     interval = interval_function(ci, level, resamples, seed)
     labels = [p.label for p in spec.policies]
-    con = connect(parts)
+    try:
+        con = connect(parts)
+    except duckdb.Error as exc:
+        raise StoreError(
+            f"{store.path}: a part cannot be read ({str(exc).splitlines()[0]}): run "
+            f"`risingbandits sweep verify {store.path}`"
+        ) from None
     try:
         source = f"(SELECT * FROM rows WHERE horizon IN {in_list(chosen)})"
         means = {}
@@ -253,6 +275,7 @@ def summarize(
         status.cells_total,
         ci,
         level,
-        means["final_gap"],
-        metric,
+        status.by_policy,
+        final_gap=means["final_gap"],
+        metric=metric,
     )

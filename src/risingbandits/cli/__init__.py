@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from risingbandits.cli import data, demo, modelselect, reproduce, run, sweep, theory
+from risingbandits.cli import data, demo, modelselect, reproduce, run, select, sweep, theory
+from risingbandits.cli.signals import stop_on_signals
 
 app = typer.Typer(
     name="risingbandits",
@@ -17,6 +18,7 @@ app.command("run")(run.run)
 app.command("list")(run.list_items)
 app.command("demo")(demo.demo)
 app.command("reproduce")(reproduce.reproduce)
+app.command("select")(select.select)
 app.add_typer(sweep.app, name="sweep")
 app.add_typer(modelselect.app, name="modelselect")
 app.add_typer(data.app, name="data")
@@ -24,5 +26,6 @@ app.add_typer(theory.app, name="theory")
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (SIGTERM and SIGHUP stop a command like Ctrl-C)."""
+    stop_on_signals()
     app()

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
+from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances.families import IMDB_ARMS
 from risingbandits.modelselect.curves import regenerate_curves
 from risingbandits.modelselect.features import RULE
@@ -88,7 +88,6 @@ def curves_imdb(
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
     with progress_bar() as bar:
-        task = bar.add_task("runs", total=runs * len(specs))
         curves = regenerate_curves(
             bow,
             specs,
@@ -97,7 +96,7 @@ def curves_imdb(
             seed=seed,
             pulls=pulls,
             workers=n_workers,
-            progress=lambda done, total: bar.update(task, completed=done),
+            progress=bar_task(bar, "runs", runs * len(specs)),
         )
     for name, curve in curves.items():
         head, tail = curve[:1000].mean(), curve[-1000:].mean()

@@ -8,13 +8,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import TaskID
 from rich.table import Table
 
 from risingbandits.analysis import MeanCI, finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
+from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances import Noise, intro
+from risingbandits.outputs import writable_dir
 from risingbandits.policies import POLICIES, make_policy
 from risingbandits.simulate import simulate_horizons
 
@@ -48,6 +48,7 @@ def demo(
 
     png, table_path = out / "figure1.png", out / "figure1.json"
     writable_outputs([png, table_path], overwrite)
+    writable_dir(out)  # before any computing
     instance = intro(max(DEMO_HORIZONS), Noise.parse(noise))
     policies = [
         make_policy(name, preset="ltf" if POLICIES[name].presets else None)
@@ -58,11 +59,7 @@ def demo(
     console = Console()
     with progress_bar(console) as bar:
         for pol in policies:
-            task = bar.add_task(pol.name, total=None)
-
-            def advance(done: int, total: int, task: TaskID = task) -> None:
-                bar.update(task, completed=done, total=total)
-
+            advance = bar_task(bar, pol.name)
             results = simulate_horizons(instance, pol, DEMO_HORIZONS, seeds, progress=advance)
             curves[pol.name] = {h: mean_ci(r.regret) for h, r in results.items()}
 
@@ -80,7 +77,6 @@ def demo(
         table.add_row(f"{h:,}", *cells)
     console.print(table)
 
-    out.mkdir(parents=True, exist_ok=True)
     plot_figure1(instance, curves, png)
     payload = {
         "instance": "intro",

@@ -7,13 +7,14 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from risingbandits.cli.data import DEFAULT_LEARNERS, CacheDir, ImdbDir, Learners
 from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
+from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.modelselect.imdb_data import load_features
 from risingbandits.modelselect.learners import parse_learners
 from risingbandits.modelselect.live import (
@@ -24,6 +25,11 @@ from risingbandits.modelselect.live import (
     run_live,
 )
 from risingbandits.policies import make_policy, parse_params
+
+REGRET_BASIS = (
+    "regret is measured on the learning curves' expected values (their mean over training "
+    "runs), not on this run's rewards"
+)
 
 app = typer.Typer(help="Online model selection with rising-bandit policies.", no_args_is_help=True)
 
@@ -67,7 +73,6 @@ def imdb(
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
     with progress_bar(disable=as_json) as bar:
-        task = bar.add_task(f"{policy} pulls", total=budget)
         result = run_live(
             bow,
             specs,
@@ -77,9 +82,10 @@ def imdb(
             preset=preset,
             params=params,
             holdout=holdout,
-            progress=lambda done, total: bar.update(task, completed=done),
+            progress=bar_task(bar, f"{policy} pulls", budget),
         )
     elapsed = time.perf_counter() - start
+    best_live = int(np.argmax(result.holdout_accuracy))
     regret: CurveRegret | None = None
     note = ""
     try:
@@ -98,6 +104,11 @@ def imdb(
         "rewards": result.rewards.tolist(),
         "cumulative_reward": result.cumulative_reward,
         "holdout_accuracy": result.holdout_accuracy.tolist(),
+        "live_best_learner": result.learners[best_live],
+        "regret_basis": REGRET_BASIS,
+        "recommended": result.learners[result.recommended],
+        "recommended_accuracy": float(result.holdout_accuracy[result.recommended]),
+        "best_accuracy": float(result.holdout_accuracy.max()),
         "best_fixed_learner": regret.best_learner if regret else None,
         "optimal_value": regret.optimal_value if regret else None,
         "expected_reward": regret.collected if regret else None,
@@ -120,12 +131,22 @@ def imdb(
             f"{result.holdout_accuracy[i]:.4f}",
         )
     console.print(table)
-    console.print(f"cumulative reward {result.cumulative_reward:,.0f} in {elapsed:.2f} s")
+    console.print(
+        f"live run: cumulative reward {result.cumulative_reward:,.0f} in {budget:,} pulls "
+        f"({result.cumulative_reward / budget:.4f} per pull, {elapsed:.2f} s); best learner of "
+        f"this run (held-out accuracy): {result.learners[best_live]}, "
+        f"{result.rewards[best_live]:,.0f} reward in its {result.pulls[best_live]:,} pulls"
+    )
+    console.print(
+        f"recommended: {data['recommended']} (held-out accuracy "
+        f"{data['recommended_accuracy']:.4f}; best {data['best_accuracy']:.4f})"
+    )
     if regret is not None:
         console.print(
-            f"best fixed learner (curves): {regret.best_learner}, V*(T) = "
+            f"{REGRET_BASIS}: best fixed learner {regret.best_learner}, V*(T) = "
             f"{regret.optimal_value:,.1f}; expected reward of these pulls "
-            f"{regret.collected:,.1f}; regret {regret.regret:,.1f}"
+            f"{regret.collected:,.1f}; regret {regret.regret:,.1f} (the live reward above can "
+            "exceed V*(T))"
         )
     else:
         console.print(note)

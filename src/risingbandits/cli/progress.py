@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -12,6 +15,10 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+
+from risingbandits._jit import kernels_cached
+
+COMPILING = "compiling kernels (first run only)"
 
 
 def progress_bar(
@@ -35,3 +42,21 @@ def progress_bar(
         transient=True,
         disable=disable,
     )
+
+
+def bar_task(
+    bar: Progress, label: str, total: float | None = None, completed: int = 0, **fields: Any
+) -> Callable[[int, int], None]:
+    """Add a task to ``bar`` and return its ``progress(done, total)`` callback.
+
+    Until the first call the task reads ``label: compiling kernels (first run only)`` when no
+    compiled kernel is cached yet (Numba compiles each kernel on first use, 5-9 s), so a bar
+    that does not move says why. ``fields`` are kept on the task for custom columns.
+    """
+    waiting = label if kernels_cached() else f"{label}: {COMPILING}"
+    task = bar.add_task(waiting, total=total, completed=completed, **fields)
+
+    def update(done: int, new_total: int) -> None:
+        bar.update(task, description=label, completed=done, total=new_total)
+
+    return update

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import TaskID
 from rich.table import Table
 
 from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
+from risingbandits.cli.progress import bar_task, progress_bar
+from risingbandits.cli.signals import interruption
 from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
 from risingbandits.extras import MissingExtra
 from risingbandits.instances.families import use_curves_dir
@@ -77,13 +78,13 @@ def reproduce(
         use_curves_dir(curves)
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
     with progress_bar(err, description_width=24) as bar:
-        tasks: dict[str, TaskID] = {}
+        stages: dict[str, Callable[[int, int], None]] = {}
 
         def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total, completed=done)
+            if stage not in stages:
+                stages[stage] = bar_task(bar, stage, total, done)
             else:
-                bar.update(tasks[stage], completed=done)
+                stages[stage](done, total)
 
         try:
             result = run_reproduction(
@@ -99,7 +100,8 @@ def reproduce(
             )
         except MissingExtra as exc:
             raise UserError(str(exc)) from None
-        except KeyboardInterrupt:
-            err.print("interrupted: run the same command again to resume")
-            raise typer.Exit(130) from None
+        except KeyboardInterrupt as exc:
+            what, code = interruption(exc)
+            err.print(f"{what}: run the same command again to resume")
+            raise typer.Exit(code) from None
     _print_result(err, result)

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from risingbandits.analysis import finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
+from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.families import use_curves_dir
 from risingbandits.instances.named import instance_names, named_instance
@@ -39,17 +39,28 @@ def load_instance(
     return named_instance(instance or "intro", horizon, noise)
 
 
+def sigma_used(params: dict[str, Any], inst: RisingInstance) -> float | None:
+    """The sigma the policy ran with: ``"auto"`` is the instance's noise proxy (None when the
+    policy has no sigma)."""
+    sigma = params.get("sigma")
+    if sigma is None:
+        return None
+    return inst.noise.proxy if sigma == "auto" else float(sigma)
+
+
 def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
-    """The ``--json`` object of ``risingbandits run``."""
+    """The ``--json`` object of ``risingbandits run`` (``sigma_used``: see :func:`sigma_used`)."""
     ci = mean_ci(res.regret)
     gap = mean_ci(res.final_gap)
     policy = make_policy(res.policy["policy"], **res.policy["params"])
+    used = sigma_used(res.policy["params"], inst)
     return {
         "instance": res.instance,
         "n_arms": inst.n_arms,
         "arm_names": list(inst.arm_names),
         "policy": res.policy["policy"],
         "params": res.policy["params"],
+        **({} if used is None else {"sigma_used": used}),
         "uses_horizon": policy.uses_horizon,
         "reconstruction": policy.reconstruction,
         "horizon": res.horizon,
@@ -82,7 +93,10 @@ def _interval(bounds: list[float | None], digits: int) -> str:
 
 def _print_human(console: Console, data: dict[str, Any]) -> None:
     names = data["arm_names"]
-    params = ", ".join(f"{k}={v}" for k, v in data["params"].items()) or "no parameters"
+    shown = dict(data["params"])
+    if shown.get("sigma") == "auto":
+        shown["sigma"] = f"auto ({data['sigma_used']:g} used)"
+    params = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
     tag = "  [reconstruction]" if data["reconstruction"] else ""
     console.print(
         f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
@@ -160,9 +174,8 @@ def run(
         res = simulate(inst, pol, horizon, seeds)
     else:
         with progress_bar(console) as bar:
-            task = bar.add_task(f"{policy} seeds", total=seeds)
             res = simulate(
-                inst, pol, horizon, seeds, progress=lambda d, n: bar.update(task, completed=d)
+                inst, pol, horizon, seeds, progress=bar_task(bar, f"{policy} seeds", seeds)
             )
     data = result_json(res, inst, time.perf_counter() - start)
     if as_json:

@@ -1,4 +1,9 @@
-"""``risingbandits sweep``: run, resume, status and summary of experiment sweeps."""
+"""``risingbandits sweep``: run, resume, status, verify and summary of experiment sweeps.
+
+``run`` and ``resume`` stop like Ctrl-C on SIGTERM and SIGHUP (:mod:`risingbandits.cli.signals`):
+one line with the cells kept and how to resume, exit code 128 + the signal number. A failed
+write (a full disk) is one line with exit code 1; the parts already written stay.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import ProgressColumn, TaskID
+from rich.progress import ProgressColumn
 from rich.progress import Task as BarTask
 from rich.table import Column, Table
 from rich.text import Text
@@ -20,9 +25,11 @@ from rich.text import Text
 from risingbandits.analysis.ranks import RankRow
 from risingbandits.analysis.stats import MeanCI
 from risingbandits.analysis.summary import MeanRow, Summary, summarize
-from risingbandits.cli.errors import UserError, user_errors
-from risingbandits.cli.progress import progress_bar
-from risingbandits.experiments.store import Store
+from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
+from risingbandits.cli.progress import bar_task, progress_bar
+from risingbandits.cli.signals import interruption
+from risingbandits.experiments.integrity import PartProblem
+from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
 from risingbandits.extras import MissingExtra
 
@@ -72,27 +79,43 @@ SchedulerOpt = Annotated[
 ]
 
 
+def cell_rate(cells: int, seconds: float | None) -> str:
+    """``12.3 cells/s``: the mean rate since the run started (the bar and the last line)."""
+    if not seconds or seconds <= 0:
+        return "-- cells/s"
+    return f"{cells / seconds:,.1f} cells/s"
+
+
 class CellRate(ProgressColumn):
-    """Cells per second (the mean over rich's recent window)."""
+    """Cells computed by this run per second since it started (earlier runs' cells, kept in
+    the task's ``before`` field, do not count), as in the final ``done:`` line."""
 
     def render(self, task: BarTask) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("-- cells/s" if speed is None else f"{speed:,.1f} cells/s")
+        return Text(cell_rate(int(task.completed) - task.fields["before"], task.elapsed))
 
 
 @contextmanager
 def cells_progress(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
     """A bar with cells done / total, cells/s and ETA; yields the engine's progress callback."""
     with progress_bar(console, CellRate(table_column=Column(no_wrap=True, min_width=16))) as bar:
-        task: list[TaskID] = []
+        task: list[Callable[[int, int], None]] = []
 
         def update(done: int, total: int) -> None:
             if not task:  # the first call reports earlier runs' cells: not part of the speed
-                task.append(bar.add_task(label, total=total, completed=done))
+                task.append(bar_task(bar, label, total, done, before=done))
             else:
-                bar.update(task[0], completed=done)
+                task[0](done, total)
 
         yield update
+
+
+def _cells_kept(store: Store) -> str:
+    """``120 of 400 cells done; `` (empty when the store cannot say)."""
+    try:
+        status = store.status() if store.exists() else None
+    except (StoreError, OSError):
+        return ""
+    return f"{status.cells_done} of {status.cells_total} cells done; " if status else ""
 
 
 def _execute(
@@ -106,12 +129,23 @@ def _execute(
             result = start(update)
     except MissingExtra as exc:
         raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        status = store.status() if store.exists() else None
-        done = f"{status.cells_done} of {status.cells_total} cells done; " if status else ""
-        err.print(f"interrupted: {done}resume with `risingbandits sweep resume {directory}`")
-        raise typer.Exit(130) from None
-    rate = result.cells_run / result.elapsed if result.elapsed > 0 else math.inf
+    except KeyboardInterrupt as exc:
+        what, code = interruption(exc)
+        kept = _cells_kept(store)
+        err.print(f"{what}: {kept}resume with `risingbandits sweep resume {directory}`")
+        raise typer.Exit(code) from None
+    except OSError as exc:
+        kept = _cells_kept(store)
+        fail(
+            f"cannot write {os_error_text(exc)}: {kept}make room, then "
+            f"`risingbandits sweep resume {directory}`",
+            code=1,
+        )
+    if result.set_aside:
+        err.print(
+            f"set aside {len(result.set_aside)} damaged, duplicate or foreign part file(s) in "
+            f"{directory / 'parts' / SET_ASIDE}; their tasks were computed again"
+        )
     if result.resumed:
         err.print(
             f"resumed {directory}: {result.cells_before} of {result.cells_total} cells were "
@@ -119,7 +153,7 @@ def _execute(
         )
     err.print(
         f"done: {result.cells_run} cells ({result.tasks_run} tasks) in {result.elapsed:.1f} s "
-        f"({rate:,.1f} cells/s) -> {directory}"
+        f"({cell_rate(result.cells_run, result.elapsed)}) -> {directory}"
     )
     err.print(f"summary: risingbandits sweep summary {directory}")
 
@@ -186,6 +220,41 @@ def status(
     for p in st.by_policy:
         table.add_row(p.label, str(p.done), str(p.total))
     console.print(table)
+    _print_problems(console, directory, st.problems)
+
+
+def _print_problems(console: Console, directory: Path, problems: Sequence[PartProblem]) -> None:
+    """One line per bad part file, then what to do about them."""
+    for problem in problems:
+        console.print(f"  {problem}")
+    if problems:
+        console.print(
+            f"{len(problems)} part file(s) not counted: `risingbandits sweep resume {directory}` "
+            f"moves them to parts/{SET_ASIDE} and computes their tasks again"
+        )
+
+
+@app.command("verify")
+@user_errors
+def verify(
+    directory: Annotated[Path, typer.Argument(help="Results directory of a sweep.")],
+) -> None:
+    """Check every part against the manifest: readable, page checksums, exactly its task's
+    cells (exit code 1 when a part is damaged, a duplicate or foreign)."""
+    store = Store(directory)
+    plan = store.plan()
+    report = store.inspect(full=True, plan=plan)
+    console = Console(highlight=False, markup=False, soft_wrap=True)
+    checked = len(report.good) + len(report.problems)
+    missing = len(plan.tasks) - len(report.good)
+    console.print(
+        f"{directory}: {checked} part file(s) checked against {store.manifest_path.name}: "
+        f"{len(report.good)} good, {len(report.problems)} bad; {missing} of "
+        f"{len(plan.tasks)} tasks without a good part"
+    )
+    _print_problems(console, directory, report.problems)
+    if report.problems:
+        raise typer.Exit(1)
 
 
 def _cell(ci: MeanCI, digits: int) -> str:

@@ -105,12 +105,13 @@ def _print_search(console: Console, report: dom.SearchReport) -> None:
     console.print(f"{len(report.violations):,} violation(s) in {report.tried:,} cases:")
     for v in report.violations:
         console.print(f"  {v.family:<12} {_line(v.case)}")
-    shrunk = [v for v in report.violations if v.minimal is not None]
+    shrunk = report.minimal_counterexamples()
     if shrunk:
         console.print("minimal counterexamples (shrunk with Hypothesis, exact):")
-        for v in shrunk:
+        for v, horizons in shrunk:
             assert v.minimal is not None
-            console.print(f"  {v.family:<12} {_line(v.minimal)}  (from T={v.case.horizon})")
+            origin = ", ".join(str(h) for h in horizons)
+            console.print(f"  {v.family:<12} {_line(v.minimal)}  (from T={origin})")
 
 
 def _search(

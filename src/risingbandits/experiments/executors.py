@@ -3,7 +3,9 @@
 * ``serial``: in this process, one task after another;
 * ``processes`` (the default): a ``concurrent.futures.ProcessPoolExecutor`` started with
   ``forkserver`` (``spawn`` where that is missing), since Numba and ``fork`` do not mix well;
-  all cores by default;
+  all cores by default. Its workers end when the process that started them is gone
+  (:mod:`.watchdog`), and leaving the ``with`` block on an exception (Ctrl-C, SIGTERM, a full
+  disk) terminates them instead of waiting for their tasks;
 * ``dask``: Dask distributed, either an in-process ``LocalCluster`` whose scheduler, workers and
   dashboard bind to 127.0.0.1 only, or an existing scheduler (``address="tcp://host:8786"``).
   Dask is optional: ``pip install risingbandits[dask]``.
@@ -23,6 +25,7 @@ from itertools import islice
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
+from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
 from risingbandits.extras import MissingExtra
 
 T = TypeVar("T")
@@ -82,14 +85,21 @@ class ProcessExecutor:
         methods = multiprocessing.get_all_start_methods()
         method = "forkserver" if "forkserver" in methods else "spawn"
         self._pool = ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context(method)
+            self.workers,
+            mp_context=multiprocessing.get_context(method),
+            initializer=watch_owner,
+            initargs=(ProcessIdentity.current(),),
         )
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=kind is None, cancel_futures=True)
-            self._pool = None
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kind is not None:  # stop now: the running tasks' results are not wanted
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         pool = self._pool

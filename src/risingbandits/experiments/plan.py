@@ -25,7 +25,8 @@ class Task:
     instance: InstanceRef
     policy: PolicyRef
     horizons: tuple[int, ...]
-    seeds: tuple[int, ...]
+    seeds: range
+    """Seed indices, a contiguous range (small whatever the number of seeds)."""
     sweep_seed: int
 
     @property
@@ -82,7 +83,7 @@ def make_plan(spec: Spec, target_steps: int = TARGET_STEPS) -> Plan:
                         inst,
                         pol,
                         spec.horizons,
-                        tuple(chunk),
+                        chunk,
                         spec.sweep_seed,
                     )
                 )

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -48,10 +49,16 @@ from risingbandits.instances.families import (
     family_instance,
     instance_ids,
 )
+from risingbandits.instances.memory import bytes_text
 from risingbandits.instances.named import named_instance
 from risingbandits.policies import Policy, make_policy, policy_class
 
 SOURCE_KEYS = ("family", "named", "means_file")
+MAX_CELLS = 10_000_000
+"""Most cells (result rows) a sweep may have. A row takes 20 bytes or more on disk (20.1 in a
+part of 40,000 two-arm rows, measured) and the summary holds the analysis columns of every row in
+memory, so a larger sweep is refused before anything is built or planned: split it."""
+BYTES_PER_ROW = 20
 
 
 class SpecError(ValueError):
@@ -240,15 +247,20 @@ class Spec:
     @cached_property
     def hash(self) -> str:
         """SHA-256 of the canonical spec: its values (not its formatting, comments or
-        description), each
-        policy as resolved (label, name, parameters after the preset) and the contents of its
-        mean-table files. Two specs with one hash run the same cells."""
+        description), each policy as resolved (label, name, parameters after the preset) and the
+        contents of its mean-table files. Two specs with one hash run the same cells."""
+        return self.hash_with_inputs(dict(self.input_hashes))
+
+    def hash_with_inputs(self, inputs: Mapping[str, str]) -> str:
+        """The :attr:`hash` this spec would have if its mean-table files had the SHA-256
+        digests ``inputs`` (``means_file`` as written -> digest): tells a changed input file
+        from a changed spec."""
         canonical = {
             "spec": self.model.model_dump(mode="json", exclude={"policies", "description"}),
             "policies": [
                 {"label": p.label, "name": p.name, "params": p.params} for p in self.policies
             ],
-            "inputs": dict(self.input_hashes),
+            "inputs": dict(inputs),
         }
         text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -408,10 +420,25 @@ def parse_spec(text: str, base_dir: str | Path = ".") -> Spec:
         model = SweepModel.model_validate(data)
     except ValidationError as exc:
         raise SpecError(_validation_message(exc)) from None
+    _check_size(model)
     base = Path(base_dir).resolve()
     policies = _policy_refs(model)
     instances, inputs = _instance_refs(model, base)
     return Spec(model, text, base, instances, policies, inputs)
+
+
+def _check_size(model: SweepModel) -> None:
+    """Refuse a sweep of more than :data:`MAX_CELLS` cells, with the size it would need."""
+    n_instances = sum(src.count or 1 for src in model.instances)
+    n_policies = len(model.policies)
+    cells = n_instances * n_policies * len(model.horizons) * model.seeds
+    if cells > MAX_CELLS:
+        raise SpecError(
+            f"seeds: seeds={model.seeds:,} is not allowed: {n_instances:,} instances x "
+            f"{n_policies} policies x {len(model.horizons)} horizons x {model.seeds:,} seeds "
+            f"make {cells:,} cells (result rows, at least {bytes_text(BYTES_PER_ROW * cells)} on "
+            f"disk); a sweep holds at most {MAX_CELLS:,}: use fewer seeds or split the sweep"
+        )
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -421,6 +448,11 @@ def load_spec(path: str | Path) -> Spec:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"spec file {str(p)!r} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"spec file {str(p)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"position {exc.start}): save it as UTF-8"
+        ) from None
     try:
         return parse_spec(text, p.parent)
     except SpecError as exc:

@@ -2,14 +2,20 @@
 
 Layout::
 
-    DIR/manifest.json            spec text, spec hash, library version, created at, plan size
-    DIR/parts/<task-id>.parquet  the rows of one task
+    DIR/manifest.json            spec text, spec hash, input digests, library version, created
+                                 at, plan size
+    DIR/parts/<task-id>.parquet  the rows of one task (task id and spec hash in its metadata)
+    DIR/parts/.damaged/          files a resume set aside (never deleted)
 
 Every file is written under a temporary name (``*.tmp``), flushed to disk (fsync) and renamed
 into place, so a reader sees a whole file or none, and a process killed at any moment leaves
 no half file visible: resuming cleans the ``*.tmp`` files and runs the tasks whose part is
-missing. A directory never mixes two specs: one with another spec hash is refused. A lock file
-(``DIR/.lock``, ``flock``) keeps two runs from writing into one directory at once.
+missing. Parts are checked before they are counted (:mod:`.integrity`): a resume moves damaged,
+duplicate and foreign files to ``parts/.damaged/`` and recomputes their tasks; the summary
+refuses a store that holds any. A directory never mixes two specs: one with another spec hash is
+refused, and a manifest whose spec no longer gives its recorded hash (a means file changed, or
+the manifest was edited) is refused with the reason. A lock file (``DIR/.lock``, ``flock``)
+keeps two runs from writing into one directory at once.
 """
 
 from __future__ import annotations
@@ -18,16 +24,23 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from risingbandits.experiments.integrity import (
+    PartProblem,
+    PartsReport,
+    check_parts,
+    with_part_metadata,
+    write_part_file,
+)
 from risingbandits.experiments.plan import Plan, make_plan
 from risingbandits.experiments.spec import Spec, parse_spec
+from risingbandits.outputs import writable_dir
 
 try:
     import fcntl
@@ -38,7 +51,10 @@ MANIFEST = "manifest.json"
 PARTS = "parts"
 LOCK = ".lock"
 TMP = ".tmp"
-FORMAT = 1
+SET_ASIDE = ".damaged"
+FORMAT = 2
+"""2: parts carry their task id and spec hash, the manifest the digests of its input files
+(format 1 stores are still read: see :mod:`.integrity`)."""
 
 
 class StoreError(ValueError):
@@ -58,6 +74,8 @@ class Manifest:
     tasks: int
     cells: int
     format: int = FORMAT
+    inputs: dict[str, str] = field(default_factory=dict)
+    """SHA-256 of each mean-table file, keyed by ``means_file`` as the spec writes it."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +98,7 @@ class StoreStatus:
     cells_done: int
     cells_total: int
     by_policy: tuple[PolicyProgress, ...]
+    problems: tuple[PartProblem, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -97,13 +116,20 @@ def _fsync_dir(path: Path) -> None:
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
-    """Write ``path`` through ``write(file)`` under ``path.tmp``, fsync, then rename."""
+    """Write ``path`` through ``write(file)`` under ``path.tmp``, fsync, then rename.
+
+    On failure (a full disk) the temporary file is removed and the ``OSError`` names ``path``.
+    """
     tmp = path.with_name(path.name + TMP)
-    with open(tmp, "wb") as f:
-        write(f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     _fsync_dir(path.parent)
 
 
@@ -129,18 +155,70 @@ class Store:
             raise StoreError(f"{self.path} is not a sweep results directory (no {MANIFEST})")
         try:
             data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            return Manifest(**data)
+            manifest = Manifest(**data)
         except (OSError, ValueError, TypeError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
+        if manifest.format not in (1, FORMAT):
+            raise StoreError(
+                f"{self.manifest_path}: format={manifest.format!r} is not allowed: this "
+                f"risingbandits reads formats 1 and {FORMAT}"
+            )
+        return manifest
 
     def spec(self) -> Spec:
-        """The stored spec (relative mean-table paths start where the spec file was)."""
+        """The stored spec (relative mean-table paths start where the spec file was), refused
+        when it no longer gives the recorded hash: a means file changed, or the manifest was
+        edited."""
         m = self.manifest()
-        return parse_spec(m.spec_text, m.spec_dir)
+        spec = parse_spec(m.spec_text, m.spec_dir)
+        if spec.hash != m.spec_hash:
+            raise StoreError(self._mismatch(m, spec, resuming=True))
+        return spec
 
     def plan(self) -> Plan:
-        """The stored spec's plan, with the task size it was started with."""
-        return make_plan(self.spec(), self.manifest().target_steps)
+        """The stored spec's plan, with the task size it was started with (refused when it
+        disagrees with the manifest's task and cell counts)."""
+        m = self.manifest()
+        plan = make_plan(self.spec(), m.target_steps)
+        if (len(plan.tasks), plan.n_cells) != (m.tasks, m.cells):
+            raise StoreError(
+                f"{self.manifest_path} says {m.tasks} tasks and {m.cells} cells but its spec "
+                f"plans {len(plan.tasks)} and {plan.n_cells} (was it edited?): restore it, or "
+                "run the spec into a new --out"
+            )
+        return plan
+
+    def _mismatch(self, m: Manifest, spec: Spec, resuming: bool) -> str:
+        """Why ``spec`` does not have the stored hash, and what to do."""
+        changed = [
+            name for name, digest in spec.input_hashes if m.inputs.get(name, digest) != digest
+        ]
+        if m.inputs and spec.hash_with_inputs(m.inputs) == m.spec_hash and changed:
+            files = ", ".join(repr(n) for n in changed)
+            was = ", ".join(m.inputs[n][:12] for n in changed)
+            return (
+                f"{self.path}: means file {files} changed since this sweep started (sha256 "
+                f"{was}... then): put the original back to resume, or run the spec into a new "
+                "--out for the new data"
+            )
+        if resuming and not m.inputs and spec.input_hashes:
+            files = ", ".join(repr(name) for name, _ in spec.input_hashes)
+            return (
+                f"{self.manifest_path}: its spec no longer gives the recorded hash: means file "
+                f"{files} changed or the manifest was edited: restore them, or run the spec "
+                "into a new --out"
+            )
+        if resuming:
+            return (
+                f"{self.manifest_path}: its spec_text does not give its spec_hash "
+                f"{m.spec_hash[:12]} (was it edited?): restore it, or run the spec into a new "
+                "--out"
+            )
+        return (
+            f"{self.path} holds a sweep of another spec (hash {m.spec_hash[:12]}; this spec "
+            f"has {spec.hash[:12]}): choose another --out, or `risingbandits sweep resume "
+            f"{self.path}` to finish the stored one"
+        )
 
     def create(self, spec: Spec, plan: Plan) -> None:
         """Write the manifest of a new sweep (the directory must be empty of results)."""
@@ -155,6 +233,7 @@ class Store:
             target_steps=plan.target_steps,
             tasks=len(plan.tasks),
             cells=plan.n_cells,
+            inputs=dict(spec.input_hashes),
         )
         text = json.dumps(asdict(manifest), indent=2).encode()
         self.parts_dir.mkdir(parents=True, exist_ok=True)
@@ -166,13 +245,9 @@ class Store:
         Refuses a directory of another spec, or a non-empty directory that is not a sweep.
         """
         if self.exists():
-            stored = self.manifest().spec_hash
-            if stored != spec.hash:
-                raise StoreError(
-                    f"{self.path} holds a sweep of another spec (hash {stored[:12]}; this spec "
-                    f"has {spec.hash[:12]}): choose another --out, or `risingbandits sweep resume "
-                    f"{self.path}` to finish the stored one"
-                )
+            m = self.manifest()
+            if m.spec_hash != spec.hash:
+                raise StoreError(self._mismatch(m, spec, resuming=False))
             return True
         if self.path.exists():
             if not self.path.is_dir():
@@ -186,8 +261,9 @@ class Store:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the directory's lock (refused at once when another run holds it)."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        """Hold the directory's lock (refused at once when another run holds it); the
+        directory is made and tried for writing first."""
+        writable_dir(self.path, "out")
         with open(self.path / LOCK, "a+b") as f:
             if fcntl is not None:
                 try:
@@ -202,13 +278,49 @@ class Store:
         return self.parts_dir / f"{task_id}.parquet"
 
     def part_files(self) -> list[Path]:
-        """Finished part files, sorted (temporary files are never listed)."""
+        """Every part file, sorted, checked or not (temporary files are never listed)."""
         if not self.parts_dir.is_dir():
             return []
         return sorted(self.parts_dir.glob("*.parquet"))
 
+    def inspect(self, full: bool = False, plan: Plan | None = None) -> PartsReport:
+        """Every part file checked against the plan (``full``: every row and page checksum)."""
+        tasks = {t.id: t for t in (self.plan() if plan is None else plan).tasks}
+        return check_parts(self.part_files(), tasks, self.manifest().spec_hash, full=full)
+
     def done_ids(self) -> set[str]:
-        return {p.stem for p in self.part_files()}
+        """Tasks whose part passes the full check."""
+        return set(self.inspect(full=True).good)
+
+    def verified_parts(self, report: PartsReport | None = None) -> list[Path]:
+        """The good part of every finished task, once each; refused (one line that says to
+        resume) when any part file is damaged, a duplicate or foreign."""
+        if report is None:
+            report = self.inspect(full=True)
+        if report.problems:
+            raise StoreError(
+                f"{self.path} holds {report.describe()} ({report.problems[0]}): run "
+                f"`risingbandits sweep resume {self.path}` to set them aside and recompute them"
+            )
+        return sorted(report.good.values())
+
+    def set_aside(self, problems: tuple[PartProblem, ...]) -> list[Path]:
+        """Move the given files to ``parts/.damaged/`` (never overwriting, never deleting);
+        returns where they went."""
+        target_dir = self.parts_dir / SET_ASIDE
+        moved = []
+        for problem in problems:
+            target_dir.mkdir(exist_ok=True)
+            target = target_dir / problem.path.name
+            k = 0
+            while target.exists():
+                k += 1
+                target = target_dir / f"{problem.path.name}.{k}"
+            os.replace(problem.path, target)
+            moved.append(target)
+        if moved:
+            _fsync_dir(self.parts_dir)
+        return moved
 
     def clean_tmp(self) -> int:
         """Remove the temporary files a killed run left behind; returns how many."""
@@ -218,15 +330,20 @@ class Store:
             removed += 1
         return removed
 
-    def write_part(self, task_id: str, rows: pa.Table) -> None:
-        """Write a task's rows atomically as ``parts/<task-id>.parquet``."""
-        atomic_write(self.part_path(task_id), lambda f: pq.write_table(rows, f))
+    def write_part(self, task_id: str, rows: pa.Table, spec_hash: str | None = None) -> None:
+        """Write a task's rows atomically as ``parts/<task-id>.parquet``, with the task id and
+        the spec hash (default: the manifest's) in its metadata and page checksums."""
+        table = with_part_metadata(rows, task_id, spec_hash or self.manifest().spec_hash)
+        atomic_write(self.part_path(task_id), lambda f: write_part_file(table, f))
 
-    def status(self) -> StoreStatus:
-        """Done / total from the plan and the part files present (no part is opened)."""
+    def status(self, report: PartsReport | None = None) -> StoreStatus:
+        """Done / total from the plan and the parts that pass the quick check (footers only),
+        with the files that do not."""
         m = self.manifest()
         plan = self.plan()
-        done = self.done_ids()
+        if report is None:
+            report = self.inspect(plan=plan)
+        done = report.good
         totals = plan.cells_by_policy()
         finished: dict[str, int] = dict.fromkeys(totals, 0)
         tasks_done = 0
@@ -244,6 +361,7 @@ class Store:
             cells_done=sum(finished.values()),
             cells_total=plan.n_cells,
             by_policy=tuple(PolicyProgress(k, finished[k], totals[k]) for k in totals),
+            problems=report.problems,
         )
 
 

@@ -36,6 +36,8 @@ class SweepResult:
     cells_total: int
     cells_before: int
     elapsed: float
+    set_aside: tuple[Path, ...] = ()
+    """Damaged, duplicate or foreign part files moved to ``parts/.damaged/`` before running."""
 
     @property
     def cells_run(self) -> int:
@@ -48,8 +50,11 @@ class _PartWriter:
     ``MAX_PENDING_WRITES`` results wait; ``progress`` is called in the caller's thread once a
     part is on disk. Leaving the block waits for every pending write."""
 
-    def __init__(self, store: Store, done: int, total: int, progress: SweepProgress | None) -> None:
-        self.store, self.done, self.total, self.progress = store, done, total, progress
+    def __init__(
+        self, store: Store, spec_hash: str, done: int, total: int, progress: SweepProgress | None
+    ) -> None:
+        self.store, self.spec_hash, self.progress = store, spec_hash, progress
+        self.done, self.total = done, total
         self.pending: deque[tuple[Future[None], int]] = deque()
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="risingbandits-writer")
 
@@ -62,7 +67,9 @@ class _PartWriter:
             self._settle(0)
 
     def submit(self, result: TaskResult) -> None:
-        future = self.thread.submit(self.store.write_part, result.task_id, result.rows)
+        future = self.thread.submit(
+            self.store.write_part, result.task_id, result.rows, self.spec_hash
+        )
         self.pending.append((future, result.n_cells))
         self._settle(MAX_PENDING_WRITES)
 
@@ -90,7 +97,10 @@ def run_sweep(
     ``executor``: ``"serial"``, ``"processes"`` (default; ``workers`` processes, all cores by
     default) or ``"dask"`` (a local cluster on 127.0.0.1, or the scheduler at ``scheduler``), or
     an executor object. A directory that already holds this spec's sweep is resumed (only the
-    missing tasks run, with the task size it was started with); one of another spec is refused.
+    missing tasks run, with the task size it was started with) after its damaged, duplicate
+    and foreign part files are moved to ``parts/.damaged/``; one of another spec is refused.
+    A failed write (a full disk) raises ``OSError`` naming the file; the parts already written
+    stay and the store stays resumable.
     """
     sweep_spec = spec if isinstance(spec, Spec) else load_spec(spec)
     store = Store(out)
@@ -108,14 +118,16 @@ def run_sweep(
         else:
             plan = make_plan(sweep_spec, target_steps)
             store.create(sweep_spec, plan)
-        done_ids = store.done_ids()
-        todo = [t for t in plan.tasks if t.id not in done_ids]
+        report = store.inspect(full=True, plan=plan)
+        set_aside = store.set_aside(report.problems)
+        todo = [t for t in plan.tasks if t.id not in report.good]
         total = plan.n_cells
         before = total - sum(t.n_cells for t in todo)
         if progress is not None:
             progress(before, total)
         if todo:
-            with runner as pool, _PartWriter(store, before, total, progress) as writer:
+            writer = _PartWriter(store, sweep_spec.hash, before, total, progress)
+            with runner as pool, writer:
                 for result in pool.imap_unordered(run_task_part, todo):
                     writer.submit(result)
     return SweepResult(
@@ -126,6 +138,7 @@ def run_sweep(
         total,
         before,
         time.perf_counter() - start,
+        tuple(set_aside),
     )
 
 

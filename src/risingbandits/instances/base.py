@@ -26,17 +26,38 @@ def _arm_label(arm: int, names: Sequence[str]) -> str:
     return f"arm {arm} ({names[arm]})" if names else f"arm {arm}"
 
 
+def _check_rows_equal(means: Any) -> None:
+    """A list of rows (one per arm) must give every arm the same number of pulls."""
+    if isinstance(means, np.ndarray) or not isinstance(means, Sequence):
+        return
+    lengths = [len(row) if isinstance(row, Sequence | np.ndarray) else None for row in means]
+    if None not in lengths and len(set(lengths)) > 1:
+        first = lengths[0]
+        arm = next(i for i, n in enumerate(lengths) if n != first)
+        raise ValueError(
+            f"means is ragged: arm 0 has {first} pulls and arm {arm} has {lengths[arm]}: give "
+            "every arm the same number of pulls"
+        )
+
+
 def validate_means(
     means: Any, names: Sequence[str] = (), require_rising: bool = True
 ) -> np.ndarray:
     """Check a mean table and return it as a read-only float64 array.
 
-    Raises ``ValueError`` naming the arm and the pull (1-based) of the first bad value.
+    Raises ``ValueError`` naming the arm and the pull (1-based) of the first bad value; a
+    ragged list of rows and complex values are refused as such.
     """
+    _check_rows_equal(means)
     try:
-        table = np.array(means, dtype=np.float64)
+        raw = np.asarray(means)
+        table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("means must be a numeric 2-D array (arms x pulls)") from None
+    if table is None:
+        raise ValueError(
+            f"means has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
+        )
     if table.ndim != 2:
         raise ValueError(f"means must be a 2-D array (arms x pulls); got shape {table.shape}")
     n_arms, n_pulls = table.shape
@@ -65,8 +86,9 @@ def validate_means(
             arm, pull = np.argwhere(drops)[0]
             raise ValueError(
                 f"means[{_arm_label(arm, names)}] decreases at pull {pull + 2}: "
-                f"{table[arm, pull + 1]:g} after {table[arm, pull]:g} "
-                "(a rising instance must be non-decreasing in the pull count)"
+                f"{table[arm, pull + 1]:g} after {table[arm, pull]:g} (a rising instance must be "
+                "non-decreasing; for curves that dip use --allow-decreasing, allow_decreasing = "
+                "true in a sweep spec, or require_rising=False)"
             )
     table.setflags(write=False)
     return table

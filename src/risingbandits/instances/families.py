@@ -18,6 +18,7 @@ import numpy as np
 
 from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.lcdb import build_lcdb_v1, lcdb_v1_members
+from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import ltf_means
 
@@ -103,8 +104,9 @@ def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any
     forces it to be (another arm may have a higher L): the report counts how often it is.
     """
     scale = float(params.get("scale", PAPER_HORIZON))
-    n = np.arange(1, horizon + 1, dtype=np.float64)
     k = int(rng.integers(2, 6))
+    check_table_size(k, horizon)
+    n = np.arange(1, horizon + 1, dtype=np.float64)
     arms: list[tuple[str, np.ndarray, dict[str, Any]]] = []
     s, L = rng.uniform(0.54, 0.56), rng.uniform(0.57, 0.59)
     arms.append(("early peaker", *_concave_arm(rng, s, L, rng.uniform(0.90, 0.99), n, scale)))

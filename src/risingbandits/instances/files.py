@@ -7,21 +7,39 @@ from pathlib import Path
 
 import numpy as np
 
+NPY_MAGIC = b"\x93NUMPY"
+
 
 def read_means_file(path: str | Path) -> tuple[np.ndarray, tuple[str, ...]]:
     """Return ``(table, arm_names)`` from a file; arm names come from ``.npz`` keys.
 
     An ``.npz`` holds either one 2-D array (any key, or the key ``means``) or one 1-D array per
-    arm, all of the same length (keys become arm names, in the file's order).
+    arm, all of the same length (keys become arm names, in the file's order). A file whose
+    contents do not match its suffix (a text file named ``.npy``) is refused as such.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(
+            f"means file {str(p)!r} is a directory: give a .npy, .npz or .csv file in it"
+        )
     if not p.is_file():
         raise ValueError(f"means file {str(p)!r} does not exist")
     suffix = p.suffix.lower()
     try:
         if suffix == ".npy":
+            with p.open("rb") as f:
+                if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
+                    raise ValueError(
+                        f"means file {str(p)!r} is not a NumPy .npy file (no .npy header): "
+                        "write it with numpy.save, or use .csv for text"
+                    )
             return np.load(p, allow_pickle=False), ()
         if suffix == ".npz":
+            if not zipfile.is_zipfile(p):
+                raise ValueError(
+                    f"means file {str(p)!r} is not a NumPy .npz archive (not a zip file): "
+                    "write it with numpy.savez, or use .csv for text"
+                )
             with np.load(p, allow_pickle=False) as data:
                 keys = list(data.files)
                 if "means" in keys:

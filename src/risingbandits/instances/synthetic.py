@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 
 INTRO_HORIZON = 50_000
@@ -26,6 +27,7 @@ def intro(T: int = INTRO_HORIZON, noise: Noise | None = None) -> RisingInstance:
     The best fixed arm is A for T < 16,000 and B from T = 16,000 on.
     """
     T = _check_horizon(T)
+    check_table_size(2, T)
     n = np.arange(1, T + 1, dtype=np.float64)
     means = np.vstack([np.full(T, 0.4), np.minimum(1.0, n / 20000.0)])
     return RisingInstance(
@@ -52,6 +54,7 @@ def ltf_means(
             raise ValueError(f"b[arm {i}] = {bi:g} is not allowed: use 0 < b <= 1")
         if not (ti > 0.0 and np.isfinite(ti)):
             raise ValueError(f"t_sat[arm {i}] = {ti:g} is not allowed: use a finite t_sat > 0")
+    check_table_size(b_arr.shape[0], T)
     n = np.arange(1, T + 1, dtype=np.float64)
     a = b_arr / t_arr
     return np.minimum(b_arr[:, None], a[:, None] * n[None, :])
@@ -84,7 +87,7 @@ def from_means(
     ``require_rising=False`` accepts tables that decrease somewhere (real learning curves).
     """
     return RisingInstance(
-        np.asarray(means),
+        means,
         noise or Noise(),
         name=name,
         arm_names=tuple(arm_names),
@@ -106,6 +109,7 @@ def from_functions(
     Each function gets the array of pull numbers; one that only takes scalars is called per n.
     """
     T = _check_horizon(T)
+    check_table_size(len(fns), T)
     n = np.arange(1, T + 1, dtype=np.float64)
     rows = []
     for i, fn in enumerate(fns):

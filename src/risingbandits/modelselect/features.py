@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -128,22 +129,28 @@ def cached_bag_of_words(
     notify: Callable[[str], None] | None = None,
 ) -> BagOfWords:
     """:func:`bag_of_words`, stored in ``cache_dir`` under the corpus digest and reused;
-    ``notify(message)`` is told when the features must be built."""
+    ``notify(message)`` is told when the features must be built, and why when a cached file
+    cannot be read (truncated, not an ``.npz``, arrays missing): it is then built again and
+    replaced."""
     label_array = np.asarray(labels, np.int8)
     digest = corpus_digest(texts, label_array)
     path = _cache_file(Path(cache_dir), digest, n_features)
+    say = notify or (lambda message: None)
     if path.is_file():
-        with np.load(path, allow_pickle=False) as data:
-            return BagOfWords(
-                data["indptr"],
-                data["indices"],
-                data["counts"],
-                data["labels"],
-                tuple(str(w) for w in data["vocabulary"]),
-                digest,
-            )
-    if notify is not None:
-        notify(f"building the bag of words of {len(texts):,} reviews (once per corpus) ...")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return BagOfWords(
+                    data["indptr"],
+                    data["indices"],
+                    data["counts"],
+                    data["labels"],
+                    tuple(str(w) for w in data["vocabulary"]),
+                    digest,
+                )
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            say(f"the cached features {path} cannot be read ({reason}): building them again")
+    say(f"building the bag of words of {len(texts):,} reviews (once per corpus) ...")
     bow = bag_of_words(texts, label_array, n_features)
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + f".{os.getpid()}.part")

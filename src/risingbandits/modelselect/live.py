@@ -53,6 +53,7 @@ class LiveResult:
     rewards: np.ndarray
     holdout_accuracy: np.ndarray
     arms: np.ndarray
+    recommended: int  # the learner the policy would deploy at the end
 
     @property
     def cumulative_reward(self) -> float:
@@ -129,6 +130,7 @@ def run_live(
         rewards,
         held_out,
         arms,
+        selector.recommend(),
     )
 
 

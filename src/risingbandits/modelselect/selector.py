@@ -1,70 +1,100 @@
 """Online model selection: spend a training budget on the candidate that will be best at the end.
 
-:class:`ModelSelector` wraps any registered policy's online object (one implementation per
-algorithm: the same compiled kernel as the simulator). Each round, :meth:`ModelSelector.select`
-names the candidate to train next, the caller trains it one step (an epoch, a mini-batch) and
-reports its new validation score with :meth:`ModelSelector.update`. A candidate is an arm of a
-rested rising bandit: its score tends to grow with the number of steps it was trained (CURE-UCB,
-Song et al. 2026, Sec. 1 and the IMDB experiment).
+:class:`ModelSelector` drives any registered policy's kernel (one implementation per algorithm:
+the simulator's). :meth:`~ModelSelector.select` names the candidate to train next, the caller
+trains it one step (an epoch, a mini-batch) and reports its new validation score with
+:meth:`~ModelSelector.update`. A candidate is an arm of a rested rising bandit: its score tends
+to grow with the steps it was trained (CURE-UCB, Song et al. 2026, Sec. 1 and the IMDB
+experiment).
 
-Scores must lie in [0, 1] (accuracies) unless a ``score_range`` is given, in which case they are
-rescaled linearly from that range to [0, 1]; anything outside is refused. For ``sigma="auto"``
-the policy's noise proxy is ``noise_proxy``, by default 0.5: a score in [0, 1] is 1/2-sub-Gaussian
-(Hoeffding's lemma), the proxy of a Bernoulli accuracy, so 0.5 is valid whatever the score's
-distribution; pass a smaller value when scores are known to be less noisy.
+Sequential use (select, update, select, ...) runs exactly as the compiled simulator would.
+Parallel workers (the rule, :mod:`~risingbandits.modelselect.pending`): ``select()`` may be
+called again before earlier pulls have reported, up to ``max_pending`` pulls in flight (default:
+the number of active candidates). With nothing in flight the policy selects on its own state;
+with pulls in flight it selects on a copy of its state to which each pull in flight was applied
+with a fantasy score (the candidate's recent mean). Scores may arrive in any order (pulls of one
+candidate are matched first in, first out); each enters the policy's real state as it arrives,
+after the kernel's ``select`` was re-run on that state when the pull had been chosen on a copy
+(:meth:`~risingbandits.policies.online.OnlineRun.update_late`). ``select(available=...)``
+restricts the choice (e.g. to paused trials): an unavailable choice counts as one more pull in
+flight and the policy is asked again, at most :data:`MAX_REDIRECTS` times, then the available
+candidate it ranked highest is taken. Everything is deterministic given the seed and the order
+of the calls.
 
-The whole state (policy run state, generator state, scores) is saved to JSON with :meth:`save`
-and restored with :meth:`ModelSelector.load`: a resumed job continues with exactly the selections
-an uninterrupted one would have made.
+The budget T counts training steps: a ``select`` beyond T minus the steps started is refused,
+so each step is spent exactly once (:meth:`~ModelSelector.cancel` gives back a step that will
+never report). :meth:`~ModelSelector.set_budget`, :meth:`~ModelSelector.add_candidate` and
+:meth:`~ModelSelector.retire` move the policy's run state to the new size
+(:mod:`~risingbandits.policies.transplant`): the horizon-aware policies replan for the new T, a
+new candidate first gets :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS`
+forced pulls, and no candidate is ever renumbered.
+
+Noise: for a policy with a ``sigma`` the default is ``sigma="estimate"``, an online estimate
+from the scores themselves (:mod:`risingbandits.policies.noise_level`), unless ``params`` set
+sigma or a ``preset`` is given; ``sigma="auto"`` uses ``noise_proxy`` (default 0.5: a score in
+[0, 1] is 1/2-sub-Gaussian by Hoeffding's lemma, valid whatever its distribution but wide).
+A configured :class:`~risingbandits.policies.base.Policy` is used as given.
+
+Checkpoints (:meth:`~ModelSelector.save`, :meth:`~ModelSelector.load`,
+:mod:`~risingbandits.modelselect.checkpoint`) hold everything, pulls in flight included: a
+restored selector continues exactly.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from risingbandits.modelselect.candidates import Candidates, candidate_names
+from risingbandits.modelselect.checkpoint import (
+    FORMAT,
+    check_format,
+    read_checkpoint,
+    write_checkpoint,
+)
+from risingbandits.modelselect.history import ScoreHistory
+from risingbandits.modelselect.pending import PullsInFlight, fantasy_score
+from risingbandits.modelselect.scores import checked_metrics, parse_score_range, rescale, unit_score
+from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
-from risingbandits.policies.registry import make_policy, policy_from_dict
+from risingbandits.policies.online import OnlineRun
+from risingbandits.policies.registry import make_policy, policy_class, policy_from_dict
+from risingbandits.policies.trace import Trace
 
-FORMAT = "risingbandits.modelselect/1"
 DEFAULT_NOISE_PROXY = 0.5
+MAX_REDIRECTS = 3
+"""Times the policy is asked again when it chooses an unavailable candidate."""
 
 
-def _names(candidates: int | Sequence[str]) -> tuple[str, ...]:
-    if isinstance(candidates, int | np.integer) and not isinstance(candidates, bool):
-        if candidates < 2:
-            raise ValueError(f"candidates={candidates!r} is not allowed: use an integer >= 2")
-        return tuple(f"candidate{i}" for i in range(int(candidates)))
-    if isinstance(candidates, str) or not isinstance(candidates, Sequence):
-        raise ValueError(
-            f"candidates={candidates!r} is not allowed: use a count >= 2 or a list of names"
-        )
-    names = tuple(str(c) for c in candidates)
-    if len(names) < 2 or len(set(names)) != len(names):
-        raise ValueError(
-            f"candidates={list(names)!r} is not allowed: use two or more different names"
-        )
-    return names
+def _int_at_least(name: str, value: Any, low: int, why: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name}={value!r} is not allowed: use an integer >= {low}{why}")
+    return int(value)
 
 
-def _score_range(value: Sequence[float] | None) -> tuple[float, float] | None:
-    if value is None:
-        return None
-    try:
-        low, high = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"score_range={value!r} is not allowed: use (low, high)") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(
-            f"score_range={value!r} is not allowed: use two finite numbers with low < high"
-        )
-    return low, high
+def _configured(
+    policy: str | Policy, preset: str | None, params: Mapping[str, Any] | None
+) -> Policy:
+    if isinstance(policy, Policy):
+        if preset is not None or params:
+            raise ValueError("give preset/params with a policy name, not with a Policy")
+        return policy_from_dict(policy.to_dict())
+    chosen = dict(params or {})
+    has_sigma = any(p.name == "sigma" for p in policy_class(policy).params_spec)
+    if has_sigma and preset is None and "sigma" not in chosen:
+        chosen["sigma"] = "estimate"
+    return make_policy(policy, preset=preset, **chosen)
+
+
+def _best_allowed(scores: np.ndarray, allowed: list[bool]) -> int:
+    """The allowed arm with the highest score (NaN as -inf; ties to the lowest arm)."""
+    ranked = np.where(allowed, np.nan_to_num(scores, nan=-np.inf), -np.inf)
+    best = int(np.argmax(ranked))
+    return best if allowed[best] else allowed.index(True)
 
 
 class ModelSelector:
@@ -72,7 +102,9 @@ class ModelSelector:
 
     ``policy`` is a registry name (with optional ``preset`` and ``params``) or a configured
     :class:`~risingbandits.policies.base.Policy` (copied). ``seed`` fixes the policy's own
-    randomness (tie-breaks, samples).
+    randomness; ``max_pending`` caps the pulls in flight (None: the number of active
+    candidates); ``trace=True`` records what each ``select`` ranked the candidates by. Call it
+    from one thread (the workers train; the loop that calls ``select``/``update`` is one).
     """
 
     def __init__(
@@ -86,66 +118,187 @@ class ModelSelector:
         score_range: Sequence[float] | None = None,
         noise_proxy: float = DEFAULT_NOISE_PROXY,
         seed: int = 0,
+        max_pending: int | None = None,
+        trace: bool = False,
     ) -> None:
-        self._names = _names(candidates)
-        k = len(self._names)
-        if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < k:
-            raise ValueError(
-                f"budget={budget!r} is not allowed: use an integer >= the number of "
-                f"candidates ({k}), so that each is trained at least once"
-            )
-        if isinstance(policy, Policy):
-            if preset is not None or params:
-                raise ValueError("give preset/params with a policy name, not with a Policy")
-            self._policy = policy_from_dict(policy.to_dict())
-        else:
-            self._policy = make_policy(policy, preset=preset, **dict(params or {}))
+        names = candidate_names(candidates)
+        k = len(names)
+        why = f" (the number of candidates, {k}, so that each is trained at least once)"
+        self._budget = _int_at_least("budget", budget, k, why)
+        self._policy = _configured(policy, preset, params)
         if not (isinstance(noise_proxy, int | float) and 0.0 <= noise_proxy < math.inf):
             raise ValueError(
                 f"noise_proxy={noise_proxy!r} is not allowed: use a finite number >= 0"
             )
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed={seed!r} is not allowed: use a non-negative integer")
-        self._budget = int(budget)
-        self._range = _score_range(score_range)
+        self._seed = _int_at_least("seed", seed, 0, "")
+        self._max_pending = (
+            None if max_pending is None else _int_at_least("max_pending", max_pending, 1, "")
+        )
+        if trace and not self._policy.trace_terms:
+            raise ValueError(f"trace=True is not allowed for {self._policy.name}: it has no index")
+        self._range = parse_score_range(score_range)
         self._noise_proxy = float(noise_proxy)
-        self._seed = int(seed)
-        self._last = np.full(k, np.nan)
+        self._start(Candidates(names), SelectionTrace() if trace else None)
         self._policy.reset(k, self._budget, seed=self._seed, noise_proxy=self._noise_proxy)
+        self._run: OnlineRun = self._policy.run
+
+    def _start(self, candidates: Candidates, trace: SelectionTrace | None) -> None:
+        self._candidates = candidates
+        self._pending = PullsInFlight()
+        self._history = ScoreHistory(len(candidates.names))
+        self._trace = trace
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def select(self) -> int:
-        """Index of the candidate to train next (the same until :meth:`update` is called)."""
-        if self.done:
-            raise RuntimeError(f"the budget of {self._budget} training steps is used up")
-        return self._policy.select()
+    def select(self, available: Any = None) -> int:
+        """Start a training step: the index of the candidate to train (``names[index]``).
 
-    def update(self, arm: int, score: float) -> None:
-        """Record the validation score of candidate ``arm`` after the step just trained."""
-        if isinstance(arm, bool) or not isinstance(arm, int | np.integer):
-            raise ValueError(f"arm={arm!r} is not allowed: use the index returned by select()")
-        if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
-            raise ValueError(f"score={score!r} is not allowed: use a number")
-        value = float(score)
-        low, high = self._range or (0.0, 1.0)
-        if not (low <= value <= high):
-            hint = "" if self._range else "; give score_range=(low, high) to rescale"
-            raise ValueError(
-                f"score={score!r} is not allowed: use a number in [{low:g}, {high:g}]{hint}"
+        ``available`` (a mask over all candidates, or names or indices) restricts the choice.
+        """
+        run = self._run
+        if available is None and not self._pending.arms and not self._candidates.forced:
+            if run.t >= self._budget:
+                self._check_can_start()
+            arm = self._candidates.slots[run.select()]
+            self._pending.arms.append(arm)
+            if self._trace is not None:
+                self._trace.record(run.t + 1, arm, self._candidates.slots, run.state)
+            return arm
+        return self._select_among(available)
+
+    def _check_can_start(self) -> None:
+        in_flight = len(self._pending.arms)
+        if self._run.t + in_flight >= self._budget:
+            if in_flight:
+                raise RuntimeError(
+                    f"the budget of {self._budget} training steps is all started: "
+                    f"{in_flight} still in flight; report them with update()"
+                )
+            raise RuntimeError(f"the budget of {self._budget} training steps is used up")
+        if in_flight >= self.max_pending:
+            raise RuntimeError(
+                f"max_pending={self.max_pending} pulls are in flight: report one with update() "
+                "before starting another"
             )
-        self._policy.update(int(arm), (value - low) / (high - low))
-        self._last[int(arm)] = value
+
+    def _select_among(self, available: Any) -> int:
+        self._check_can_start()
+        cands, pending, run = self._candidates, self._pending, self._run
+        allowed = cands.allowed(available)
+        round_ = run.t + len(pending.arms) + 1
+        for arm, left in cands.forced.items():
+            if allowed[arm]:
+                cands.forced[arm] = left - 1
+                if left == 1:
+                    del cands.forced[arm]
+                pending.arms.append(arm)
+                if self._trace is not None:
+                    self._trace.record_forced(
+                        round_, arm, cands.slots, len(self._policy.trace_terms)
+                    )
+                return arm
+        pulls = [(cands.slot_of[a], fantasy_score(self._history.recent, a)) for a in pending.arms]
+        slot, state = run.select_with(pulls) if pulls else (run.select(), run.state)
+        for _ in range(MAX_REDIRECTS):
+            if allowed[cands.slots[slot]] or run.t + len(pulls) + 1 >= self._budget:
+                break
+            pulls.append((slot, fantasy_score(self._history.recent, cands.slots[slot])))
+            slot, state = run.select_with(pulls)
+        if not allowed[cands.slots[slot]]:
+            slot = _best_allowed(state.scores, [allowed[c] for c in cands.slots])
+        arm = cands.slots[slot]
+        pending.arms.append(arm)
+        if self._trace is not None:
+            self._trace.record(round_, arm, cands.slots, state)
+        return arm
+
+    def update(
+        self, arm: int | str, score: float, metrics: Mapping[str, Any] | None = None
+    ) -> None:
+        """Record the validation score of candidate ``arm`` (index or name) after a step
+        started by :meth:`select`; ``metrics`` (JSON values) are kept beside it."""
+        cands, pending, run = self._candidates, self._pending, self._run
+        # The common case (an int index, a float score in [0, 1]) is checked inline: speed.
+        index = arm if type(arm) is int and 0 <= arm < len(cands.names) else cands.index(arm)
+        if type(score) is float and self._range is None and 0.0 <= score <= 1.0:
+            value = score
+        else:
+            value = unit_score(score, self._range, cands.names[index])
+        extra = None if metrics is None else checked_metrics(metrics, cands.names[index])
+        if pending.arms and pending.arms[0] == index:
+            del pending.arms[0]
+        else:
+            pending.finish(index, cands.names[index])
+        slot = cands.slot_of[index]
+        if run.pending == slot:
+            run.update(slot, value)
+        else:
+            run.update_late(slot, value)
+        self._history.record(index, float(score), value, extra)
+
+    def cancel(self, arm: int | str) -> None:
+        """Forget the oldest pull in flight of candidate ``arm`` (a worker that died): its
+        step goes back to the budget, nothing reaches the policy (a cancelled forced first pull
+        of a new candidate is not forced again)."""
+        index = self._candidates.index(arm)
+        self._pending.finish(index, self._candidates.names[index])
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def set_budget(self, budget: int) -> None:
+        """Make the total budget ``budget`` training steps (at least the steps started); the
+        horizon-aware policies replan for it."""
+        started = self._run.t + len(self._pending.arms)
+        self._resize(
+            list(range(len(self._candidates.slots))),
+            _int_at_least("budget", budget, max(started, 1), f" (steps started: {started})"),
+        )
+
+    def add_candidate(self, name: str) -> int:
+        """Add candidate ``name``; returns its index. Its first
+        :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS` pulls are forced."""
+        cands = self._candidates
+        keep = cands.add(name)
+        self._history.add_candidate()
+        self._resize(keep, self._budget)
+        return len(cands.names) - 1
+
+    def retire(self, arm: int | str) -> None:
+        """Stop training candidate ``arm`` (index or name); its index and scores stay."""
+        cands = self._candidates
+        index = cands.active_index(arm)
+        if self._pending.count(index):
+            raise ValueError(
+                f"retire({cands.names[index]!r}) is not allowed while "
+                f"{self._pending.count(index)} of its pulls are in flight: report them first"
+            )
+        self._resize(cands.retire(index), self._budget)
+
+    def _resize(self, keep: list[int], budget: int) -> None:
+        fresh = self._policy.init_state(len(keep), budget, self._noise_proxy)
+        self._run.transplant(fresh, keep, budget)
+        self._budget = budget
 
     # -- what it knows -----------------------------------------------------------------------
 
     @property
     def names(self) -> tuple[str, ...]:
-        return self._names
+        """Every candidate's name, retired ones included (``names[index]``)."""
+        return tuple(self._candidates.names)
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """The candidates still being selected among."""
+        return tuple(self._candidates.names[i] for i in self._candidates.slots)
 
     @property
     def budget(self) -> int:
         return self._budget
+
+    @property
+    def max_pending(self) -> int:
+        """Pulls allowed in flight at once."""
+        return self._max_pending or len(self._candidates.slots)
 
     @property
     def policy(self) -> dict[str, Any]:
@@ -154,81 +307,123 @@ class ModelSelector:
 
     @property
     def t(self) -> int:
-        """Training steps recorded so far."""
-        return self._policy.t
+        """Training steps whose scores were recorded."""
+        return self._run.t
+
+    @property
+    def in_flight(self) -> tuple[int, ...]:
+        """Candidates whose pulls are in flight, oldest first (one entry per pull)."""
+        return tuple(self._pending.arms)
 
     @property
     def remaining(self) -> int:
-        return self._budget - self.t
+        """Training steps that can still be started."""
+        return self._budget - self._run.t - len(self._pending.arms)
 
     @property
     def done(self) -> bool:
-        return self.t >= self._budget
+        """Whether the whole budget has been trained and reported."""
+        return self._run.t >= self._budget
 
     @property
     def pulls(self) -> np.ndarray:
-        """Training steps given to each candidate."""
-        return self._policy.pulls
+        """Training steps reported for each candidate."""
+        return np.array(self._history.pulls, np.int64)
 
     @property
     def last_scores(self) -> np.ndarray:
         """The last score reported for each candidate (NaN if never trained)."""
-        return self._last.copy()
+        return np.array(self._history.last)
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """Every score reported, in order, with its metrics."""
+        return self._history.rows(self._candidates.names)
+
+    def recommend(self) -> int:
+        """The candidate the policy would deploy if the budget ended now (its index)."""
+        return self._candidates.slots[self._run.recommend()]
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able: pulls and last score per candidate, the recommended candidate and its
+        last score, the best last score among all candidates (retired ones included)."""
+        names = self._candidates.names
+        return {
+            "policy": self.policy,
+            "budget": self._budget,
+            "steps": self.t,
+            "in_flight": [names[i] for i in self._pending.arms],
+            "retired": [n for i, n in enumerate(names) if self._candidates.slot_of[i] < 0],
+            **self._history.summary(names, self.recommend()),
+        }
+
+    def trace(self) -> Trace:
+        """What each ``select`` ranked the candidates by (needs ``trace=True``): a one-seed
+        :class:`~risingbandits.policies.trace.Trace` over all candidates, NaN where one was
+        not active, ``arms`` holding candidate indices."""
+        if self._trace is None:
+            raise ValueError("no trace was recorded: create the selector with trace=True")
+        return self._trace.trace(len(self._candidates.names), self._policy.trace_terms)
 
     # -- checkpoints -------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume, as JSON-able data."""
+        """Everything needed to resume, as JSON-able data (pulls in flight included)."""
         return {
             "format": FORMAT,
-            "candidates": list(self._names),
+            "candidates": self._candidates.state(),
             "budget": self._budget,
             "score_range": list(self._range) if self._range else None,
             "noise_proxy": self._noise_proxy,
             "seed": self._seed,
-            "last_scores": [None if math.isnan(x) else float(x) for x in self._last],
+            "max_pending": self._max_pending,
+            "in_flight": list(self._pending.arms),
+            "history": self._history.state(),
+            "trace": None if self._trace is None else self._trace.state(),
             "policy": self._policy.state_dict(),
         }
 
     @classmethod
     def from_state_dict(cls, data: Mapping[str, Any]) -> ModelSelector:
         """The selector saved by :meth:`state_dict`, ready to continue."""
-        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-            raise ValueError(f"not a model-selection checkpoint: its format is not {FORMAT!r}")
+        check_format(data)
+        selector = cls.__new__(cls)
         try:
-            selector = cls(
-                data["candidates"],
-                int(data["budget"]),
-                policy_from_dict(data["policy"]["policy"]),
-                score_range=data["score_range"],
-                noise_proxy=float(data["noise_proxy"]),
-                seed=int(data["seed"]),
-            )
-            selector._policy.load_state_dict(data["policy"])
-            selector._last[:] = [np.nan if x is None else x for x in data["last_scores"]]
-        except (KeyError, TypeError) as exc:
+            selector._restore(data)
+        except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"model-selection checkpoint is incomplete: {exc!r}") from None
         return selector
 
+    def _restore(self, data: Mapping[str, Any]) -> None:
+        trace = data["trace"]
+        self._start(
+            Candidates.restore(data["candidates"]),
+            None if trace is None else SelectionTrace.restore(trace),
+        )
+        self._budget = int(data["budget"])
+        self._range = parse_score_range(data["score_range"])
+        self._noise_proxy = float(data["noise_proxy"])
+        self._seed = int(data["seed"])
+        self._max_pending = data["max_pending"]
+        self._policy = policy_from_dict(data["policy"]["policy"])
+        self._policy.load_state_dict(data["policy"])
+        self._run = self._policy.run
+        self._history = ScoreHistory.restore(
+            data["history"], len(self._candidates.names), lambda x: rescale(x, self._range)
+        )
+        self._pending.arms = [int(i) for i in data["in_flight"]]
+
     def save(self, path: str | Path) -> None:
         """Write the checkpoint to ``path`` (JSON, written beside and renamed into place)."""
-        target = Path(path)
-        part = target.with_name(target.name + f".{os.getpid()}.part")
-        part.write_text(json.dumps(self.state_dict()))
-        os.replace(part, target)
+        write_checkpoint(path, self.state_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> ModelSelector:
         """The selector saved in ``path`` by :meth:`save`."""
-        source = Path(path)
-        try:
-            data = json.loads(source.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"checkpoint {str(source)!r} cannot be read: {exc}") from None
-        return cls.from_state_dict(data)
+        return cls.from_state_dict(read_checkpoint(path))
 
     def __repr__(self) -> str:
         return (
-            f"ModelSelector({len(self._names)} candidates, budget={self._budget}, "
-            f"policy={self._policy.name!r}, t={self.t})"
+            f"ModelSelector({len(self._candidates.slots)} candidates, budget={self._budget}, "
+            f"policy={self._policy.name!r}, t={self.t}, in flight={len(self._pending.arms)})"
         )

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from risingbandits.policies.checkpoint import check_checkpoint
 from risingbandits.policies.noise_level import NoiseLevel, new_noise_level
 from risingbandits.policies.online import OnlineRun
 from risingbandits.policies.trace import Trace
@@ -272,6 +273,11 @@ class Policy:
             raise RuntimeError(f"{self.name}: call reset(n_arms, horizon, seed) before select()")
         return self._run
 
+    @property
+    def run(self) -> OnlineRun:
+        """The current online run, the object behind select/update (after :meth:`reset`)."""
+        return self._online()
+
     def select(self) -> int:
         """The arm to play next (calling it twice without ``update`` returns the same arm)."""
         return self._online().select()
@@ -303,6 +309,7 @@ class Policy:
         saved = data["policy"]
         if saved != json.loads(json.dumps(self.to_dict())):
             raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
+        check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
         self._online().load(data)
         return self

@@ -29,9 +29,11 @@ def _select(state: Ucb1State, t: int, rng: np.ndarray) -> int:
     log_t = math.log(t)
     for i in range(n_arms):
         n = state.counts[i]
-        set_terms(
-            state.scores, state.terms, i, state.sums[i] / n, math.sqrt(state.alpha * log_t / n)
-        )
+        if n == 0:  # an arm added to a running selector: played first, as in the start
+            set_terms(state.scores, state.terms, i, np.inf, 0.0)
+        else:
+            mean, bonus = state.sums[i] / n, math.sqrt(state.alpha * log_t / n)
+            set_terms(state.scores, state.terms, i, mean, bonus)
     return argmax_ties(state.scores, rng, state.tie_first)
 
 

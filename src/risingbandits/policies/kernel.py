@@ -9,6 +9,10 @@ registered here with :func:`register_kernel`:
   budget ended now; the default is :func:`most_pulled` (called, not inlined: it runs only at
   checkpoints and at the end).
 
+A kernel must accept, at any round, an arm with no pulls yet (an arm added to a running model
+selector, :mod:`~risingbandits.policies.transplant`): rank it as in the policy's start, never
+divide by its count.
+
 ``rng`` is the policy's own generator (:mod:`risingbandits.policies.rng`). The compiled
 simulator and the online object both call the kernels through :func:`policy_select`,
 :func:`policy_update` and :func:`policy_recommend`, which Numba resolves at compile time from

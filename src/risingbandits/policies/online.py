@@ -10,6 +10,15 @@ one compiled call (:func:`~risingbandits.policies.kernel.step_one`), entered wit
 dispatcher (:class:`~risingbandits.policies.kernel.EntryPoints`). Anything that reads the state
 (a checkpoint, a recommendation, a trace) first applies the recorded update (:meth:`flush`), so
 the order of kernel calls is exactly the simulator's.
+
+Pulls in flight (a parallel model selector, :mod:`risingbandits.modelselect`): :meth:`select_with`
+selects on a copy of the state to which the pulls in flight were applied with assumed rewards,
+and :meth:`update_late` records a reward for a pull that the state's last ``select`` did not
+choose: the kernel's ``select`` runs first (its choice dropped), so that what a kernel keeps
+from its ``select`` for its ``update`` (Rexp3's distribution, Ser4's round) is current. Both
+keep the kernel's contract (a ``select`` before each ``update``); sequential use never needs
+them. :meth:`transplant` moves the run to another number of arms or horizon
+(:mod:`~risingbandits.policies.transplant`).
 """
 
 from __future__ import annotations
@@ -18,13 +27,14 @@ import base64
 import json
 import math
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from risingbandits.policies.kernel import EntryPoints, recommend_one, update_one
 from risingbandits.policies.trace import Trace
+from risingbandits.policies.transplant import copy_state, transplant
 
 
 class OnlineRun:
@@ -81,10 +91,7 @@ class OnlineRun:
         """The arm to play in round t + 1 (the same until :meth:`update`)."""
         if self.pending is not None:
             return self.pending
-        if self.t >= self.horizon:
-            raise RuntimeError(
-                f"{self.owner}: the horizon of {self.horizon} rounds is used up; call reset()"
-            )
+        self._check_rounds_left()
         if self.queued_arm >= 0:
             arm = self.entry.step(self.state, self.queued_arm, self.queued_reward, self.t, self.rng)
             self.queued_arm = -1
@@ -107,6 +114,9 @@ class OnlineRun:
             raise ValueError(
                 f"{self.owner}: update(arm={arm!r}) does not match the selected arm {self.pending}"
             )
+        self._record(arm, reward)
+
+    def _record(self, arm: int, reward: float) -> None:
         reward = float(reward)
         if not math.isfinite(reward):
             raise ValueError(f"{self.owner}: reward={reward!r} is not allowed: use a finite number")
@@ -116,6 +126,57 @@ class OnlineRun:
         self.pending = None
         self.queued_arm = arm
         self.queued_reward = reward
+
+    def update_late(self, arm: int, reward: float) -> None:
+        """Record the reward of a pull of ``arm`` that the state's last ``select`` did not
+        choose: the ``select`` of round t + 1 runs first, its choice dropped."""
+        if not 0 <= arm < self.n_arms:
+            raise ValueError(f"{self.owner}: arm={arm!r} is not allowed: use 0..{self.n_arms - 1}")
+        self._check_rounds_left()
+        self.flush()
+        self.entry.select(self.state, self.t + 1, self.rng)
+        self._record(arm, reward)
+
+    def select_with(self, pulls: Sequence[tuple[int, float]]) -> tuple[int, Any]:
+        """The arm to play in round t + len(pulls) + 1 while ``pulls`` (arm, assumed reward) are
+        in flight, and the state it was chosen on: a copy of this run's state to which each
+        pull was applied as round t + 1, t + 2, ... (a ``select``, then the ``update``). This
+        run's state is unchanged; its generator advances."""
+        if self.t + len(pulls) >= self.horizon:
+            raise RuntimeError(
+                f"{self.owner}: {len(pulls)} pulls in flight use up the horizon of {self.horizon}"
+            )
+        self.flush()
+        state = copy_state(self.state)
+        arm = self.entry.select(state, self.t + 1, self.rng)
+        for k, (played, reward) in enumerate(pulls):
+            arm = self.entry.step(state, int(played), float(reward), self.t + k + 1, self.rng)
+        if not 0 <= arm < self.n_arms:
+            raise RuntimeError(f"{self.owner}: kernel returned invalid arm {arm}")
+        return arm, state
+
+    def transplant(self, fresh: Any, keep: Sequence[int], horizon: int) -> None:
+        """Continue this run with ``fresh`` (a new state for ``len(keep)`` arms and
+        ``horizon``) filled from the current one: arm j of the new run was arm ``keep[j]``
+        (-1: a new arm). The selection awaiting its reward, if any, is dropped."""
+        if self.trace_log is not None:
+            raise ValueError(f"{self.owner}: a traced run cannot change size")
+        if horizon < self.t:
+            raise ValueError(f"horizon={horizon} is not allowed: {self.t} rounds are done")
+        self.flush()
+        self.state = transplant(fresh, self.state, self.n_arms, keep)
+        kept = np.asarray(keep, np.int64)
+        rows = np.flatnonzero(kept >= 0)
+        pulls, last = np.zeros(kept.size, np.int64), np.zeros(kept.size)
+        pulls[rows], last[rows] = self.pulls[kept[rows]], self.last[kept[rows]]
+        self.pulls, self.last = pulls, last
+        self.n_arms, self.horizon, self.pending = int(kept.size), int(horizon), None
+
+    def _check_rounds_left(self) -> None:
+        if self.t >= self.horizon:
+            raise RuntimeError(
+                f"{self.owner}: the horizon of {self.horizon} rounds is used up; call reset()"
+            )
 
     def flush(self) -> None:
         """Run the recorded update, if any, so that the state is current."""

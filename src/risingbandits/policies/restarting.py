@@ -23,6 +23,7 @@ from risingbandits.policies.restarts import (
     random_restart,
 )
 from risingbandits.policies.rng import rng_below, rng_uniform
+from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
 
 SETTINGS = ("ltf", "concave", "imdb")
 
@@ -234,6 +235,22 @@ def _ser4_recommend(state: Ser4State, counts: np.ndarray, last: np.ndarray) -> i
 
 
 register_kernel(Ser4State, _ser4_select, _ser4_update, _ser4_recommend)
+
+
+def _carry_ser4(fresh: Ser4State, old: Ser4State, plan: ArmPlan) -> Ser4State:
+    """Transplant rule: the current round's order keeps its remaining arms, renumbered (a
+    removed arm leaves it; a new arm joins at the next round, its mean since the reset at 0)."""
+    state = carry_fields(fresh, old, plan)
+    done, size = int(old.cursor[0]), int(old.cursor[1])
+    order = plan.renumber[old.order[:size]]
+    state.order[:] = 0
+    kept = order[order >= 0]
+    state.order[: kept.size] = kept
+    state.cursor[:] = (np.count_nonzero(order[:done] >= 0), kept.size)
+    return state
+
+
+register_transplant(Ser4State, _carry_ser4)
 
 
 class Ser4(Policy):

@@ -14,6 +14,10 @@ API (compiled helpers, callable from kernels):
 
 Sums are kept by adding the new reward and subtracting the evicted one (float drift of order
 1e-12 over 10^5 rounds with O(1) rewards; exact for integer rewards).
+
+When a run changes size (:mod:`~risingbandits.policies.transplant`), a window of another length
+is rebuilt from the old one's rounds in time order, and a removed arm's rounds stay in the
+window as rounds that happened but count for no arm (slot value -1).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
+from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
 
 
 class RoundWindow(NamedTuple):
@@ -75,3 +80,26 @@ def window_push(win: RoundWindow, arm: int, reward: float) -> int:
 def window_rounds(win: RoundWindow) -> int:
     """Rounds currently in the window: min(rounds pushed, tau)."""
     return min(win.pushes[0], win.arms.shape[0])
+
+
+def _carry_window(fresh: RoundWindow, old: RoundWindow, plan: ArmPlan) -> RoundWindow:
+    """Transplant rule: the newest min(rounds, tau') rounds of ``old``, arms renumbered."""
+    if fresh.arms.shape[0] == old.arms.shape[0]:
+        win = carry_fields(fresh, old, plan)
+        slots = win.arms >= 0
+        win.arms[slots] = plan.renumber[win.arms[slots]]
+        return win
+    pushes = int(old.pushes[0])
+    fresh.pushes[0] = pushes
+    for back in range(min(pushes, old.arms.shape[0], fresh.arms.shape[0]), 0, -1):
+        src, dst = (pushes - back) % old.arms.shape[0], (pushes - back) % fresh.arms.shape[0]
+        arm = old.arms[src]
+        arm = plan.renumber[arm] if arm >= 0 else -1
+        fresh.arms[dst], fresh.rewards[dst] = arm, old.rewards[src]
+        if arm >= 0:
+            fresh.counts[arm] += 1
+            fresh.sums[arm] += old.rewards[src]
+    return fresh
+
+
+register_transplant(RoundWindow, _carry_window)

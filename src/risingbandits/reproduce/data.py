@@ -100,7 +100,7 @@ def store_labels(path: Path) -> tuple[tuple[str, ...], frozenset[str], frozenset
 
 def read_rows(store: Path) -> pa.Table:
     """The analysis columns of every finished part of ``store`` (read once, kept by callers)."""
-    parts = [str(p) for p in Store(store).part_files()]
+    parts = [str(p) for p in Store(store).verified_parts()]
     if not parts:
         raise StoreError(f"{store} has no finished task yet")
     con = duckdb.connect()

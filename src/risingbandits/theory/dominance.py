@@ -247,6 +247,16 @@ class SearchReport:
             for f in FAMILIES
         }
 
+    def minimal_counterexamples(self) -> list[tuple[Violation, tuple[int, ...]]]:
+        """Each distinct shrunk counterexample once (several violations of one instance often
+        shrink to the same case), with the horizons of the violations it came from."""
+        found: dict[tuple[str, int], tuple[Violation, list[int]]] = {}
+        for v in self.violations:
+            if v.minimal is not None:
+                key = (str(v.minimal.instance), v.minimal.horizon)
+                found.setdefault(key, (v, []))[1].append(v.case.horizon)
+        return [(v, tuple(horizons)) for v, horizons in found.values()]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seed": self.seed,

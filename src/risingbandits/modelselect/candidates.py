@@ -1,0 +1,159 @@
+"""The candidates of a model selector: names the user sees, and the policy's arms behind them.
+
+A candidate keeps its index (its position in :attr:`Candidates.names`) for the whole run: a new
+candidate gets the next index, a retired one keeps its own, and nothing is renumbered for the
+user. The policy only knows the *active* candidates, as arms 0..K-1 in the order of their
+indices (``slots``); retiring a candidate removes its arm, adding one appends an arm
+(:mod:`~risingbandits.policies.transplant`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+NEW_CANDIDATE_PULLS = 2
+"""Forced first pulls of a candidate added during a run. Two scores are the fewest from which a
+rising-bandit index can take a slope (CURE-UCB's start gives every arm two pulls, Alg. 1 line 2;
+TI-UCB's fit needs two); without them an index policy past its own start phase would rank the
+new arm by its bonus alone, or (CURE-UCB's mu(0) = 0 convention) never pull it. Policies whose
+statistics need more pulls get them from their own rules (R-ed-UCB's +inf while its window is
+empty, R-ed-AE's round robin over the least-pulled arm)."""
+
+
+def candidate_names(candidates: int | Sequence[str]) -> list[str]:
+    """``K`` (named candidate0..candidateK-1) or K >= 2 different names."""
+    if isinstance(candidates, int | np.integer) and not isinstance(candidates, bool):
+        if candidates < 2:
+            raise ValueError(f"candidates={candidates!r} is not allowed: use an integer >= 2")
+        return [f"candidate{i}" for i in range(int(candidates))]
+    if isinstance(candidates, str) or not isinstance(candidates, Sequence):
+        raise ValueError(
+            f"candidates={candidates!r} is not allowed: use a count >= 2 or a list of names"
+        )
+    names = [str(c) for c in candidates]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError(f"candidates={names!r} is not allowed: use two or more different names")
+    return names
+
+
+class Candidates:
+    """All candidates (``names``), the active ones as the policy's arms (``slots[arm]`` is a
+    candidate index, ``slot_of[index]`` its arm or -1 once retired), and the forced first pulls
+    still to start for candidates added during the run (``forced``)."""
+
+    __slots__ = ("forced", "names", "slot_of", "slots")
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.slots = list(range(len(self.names)))
+        self.slot_of = list(range(len(self.names)))
+        self.forced: dict[int, int] = {}
+
+    def index(self, key: Any) -> int:
+        """The index of candidate ``key`` (its index or its name)."""
+        if isinstance(key, str):
+            try:
+                return self.names.index(key)
+            except ValueError:
+                raise ValueError(
+                    f"candidate {key!r} is not allowed: use one of {self.names}"
+                ) from None
+        if isinstance(key, bool) or not isinstance(key, int | np.integer):
+            raise ValueError(
+                f"arm={key!r} is not allowed: use a candidate's index (as select() returns) or name"
+            )
+        if not 0 <= key < len(self.names):
+            raise ValueError(f"arm={key!r} is not allowed: use 0..{len(self.names) - 1} or a name")
+        return int(key)
+
+    def active_index(self, key: Any) -> int:
+        """:meth:`index`, refused for a retired candidate."""
+        index = self.index(key)
+        if self.slot_of[index] < 0:
+            raise ValueError(f"candidate {self.names[index]!r} is retired")
+        return index
+
+    def add(self, name: Any) -> list[int]:
+        """Append candidate ``name``; returns the plan of arms (``keep``) for the policy."""
+        if not isinstance(name, str) or not name or name in self.names:
+            raise ValueError(
+                f"name={name!r} is not allowed: use a new, non-empty name (taken: {self.names})"
+            )
+        keep = [*range(len(self.slots)), -1]
+        self.names.append(name)
+        self.slot_of.append(len(self.slots))
+        self.slots.append(len(self.names) - 1)
+        self.forced[len(self.names) - 1] = NEW_CANDIDATE_PULLS
+        return keep
+
+    def retire(self, index: int) -> list[int]:
+        """Remove candidate ``index``'s arm; returns the plan of arms (``keep``)."""
+        if len(self.slots) <= 2:
+            raise ValueError(
+                f"retire({self.names[index]!r}) is not allowed: two candidates must stay active"
+            )
+        gone = self.slot_of[index]
+        keep = [s for s in range(len(self.slots)) if s != gone]
+        self.slots = [self.slots[s] for s in keep]
+        self.slot_of = [-1] * len(self.names)
+        for arm, candidate in enumerate(self.slots):
+            self.slot_of[candidate] = arm
+        self.forced.pop(index, None)
+        return keep
+
+    def allowed(self, available: Any) -> list[bool]:
+        """``available`` (None, a boolean mask over all candidates, or names/indices) as a mask
+        over all candidates, restricted to the active ones; refused if it leaves none."""
+        active = [s >= 0 for s in self.slot_of]
+        if available is None:
+            return active
+        mask = self._mask(available)
+        for i, wanted in enumerate(mask):
+            if wanted and not active[i]:
+                raise ValueError(
+                    f"available: candidate {self.names[i]!r} is not allowed: it is retired"
+                )
+        if not any(mask):
+            raise ValueError(f"available={available!r} is not allowed: it names no candidate")
+        return mask
+
+    def _mask(self, available: Any) -> list[bool]:
+        values = list(available) if isinstance(available, Iterable) else None
+        if values is None or isinstance(available, str):
+            raise ValueError(
+                f"available={available!r} is not allowed: use a mask over the "
+                f"{len(self.names)} candidates or a list of names or indices"
+            )
+        if values and all(isinstance(v, bool | np.bool_) for v in values):
+            if len(values) != len(self.names):
+                raise ValueError(
+                    f"available has {len(values)} entries: a mask needs one per candidate "
+                    f"({len(self.names)})"
+                )
+            return [bool(v) for v in values]
+        mask = [False] * len(self.names)
+        for key in values:
+            mask[self.index(key)] = True
+        return mask
+
+    def state(self) -> dict[str, Any]:
+        """JSON-able: names, active candidates in arm order, forced pulls still to start."""
+        return {
+            "names": list(self.names),
+            "active": list(self.slots),
+            "forced": [[i, n] for i, n in self.forced.items()],
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Candidates:
+        """Inverse of :meth:`state`."""
+        out = cls(data["names"])
+        out.slots = [int(i) for i in data["active"]]
+        out.slot_of = [-1] * len(out.names)
+        for arm, candidate in enumerate(out.slots):
+            out.slot_of[candidate] = arm
+        out.forced = {int(i): int(n) for i, n in data["forced"]}
+        return out

@@ -1,0 +1,77 @@
+"""A model selector's trace: what each ``select`` ranked the candidates by.
+
+Each row keeps the round, the candidate started, the active candidates (in the policy's arm
+order) and the policy's ``scores`` and ``terms`` for them, read from the state the choice was
+made on (the run's own state, or the copy with the pulls in flight applied). A candidate's first
+pulls forced after :meth:`~risingbandits.modelselect.ModelSelector.add_candidate` show as the
+policies' forced rounds do: +inf for it, -inf for the others. :meth:`SelectionTrace.trace`
+lays the rows out over all candidates, NaN where a candidate was not active.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from risingbandits.policies.online import decode_state, encode_state
+from risingbandits.policies.trace import Trace
+
+
+class SelectionTrace:
+    """The rows recorded so far (``rows``: round, candidate, active candidates, scores,
+    terms)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, int, tuple[int, ...], np.ndarray, np.ndarray]] = []
+
+    def record(self, round_: int, candidate: int, slots: list[int], state: Any) -> None:
+        """A choice made by the policy on ``state``."""
+        self.rows.append((round_, candidate, tuple(slots), state.scores.copy(), state.terms.copy()))
+
+    def record_forced(self, round_: int, candidate: int, slots: list[int], n_terms: int) -> None:
+        """A forced first pull of a new candidate."""
+        scores = np.where(np.array(slots) == candidate, np.inf, -np.inf)
+        terms = np.zeros((len(slots), n_terms))
+        terms[:, 0] = scores
+        self.rows.append((round_, candidate, tuple(slots), scores, terms))
+
+    def trace(self, n_candidates: int, term_names: tuple[str, ...]) -> Trace:
+        """The rows as a one-seed :class:`~risingbandits.policies.trace.Trace` over all
+        ``n_candidates`` candidates (``arms`` holds candidate indices)."""
+        n_rows = len(self.rows)
+        index = np.full((1, n_rows, n_candidates), np.nan)
+        terms = np.full((1, n_rows, n_candidates, len(term_names)), np.nan)
+        for r, (_, _, slots, row_scores, row_terms) in enumerate(self.rows):
+            index[0, r, list(slots)] = row_scores
+            terms[0, r, list(slots)] = row_terms
+        return Trace(
+            np.array([row[0] for row in self.rows], np.int64),
+            index,
+            terms,
+            term_names,
+            np.array([[row[1] for row in self.rows]], np.int32).reshape(1, n_rows),
+        )
+
+    def state(self) -> list[Any]:
+        """JSON-able rows (arrays as in run-state checkpoints)."""
+        return [[r, c, list(s), encode_state(a), encode_state(b)] for r, c, s, a, b in self.rows]
+
+    @classmethod
+    def restore(cls, data: list[Any]) -> SelectionTrace:
+        """Inverse of :meth:`state`."""
+        out = cls()
+        for r, c, s, a, b in data:
+            shape_a, shape_b = (len(s),), (len(s), b["shape"][1])
+            out.rows.append(
+                (
+                    int(r),
+                    int(c),
+                    tuple(int(i) for i in s),
+                    decode_state(np.zeros(shape_a), a),
+                    decode_state(np.zeros(shape_b), b),
+                )
+            )
+        return out

@@ -1,0 +1,157 @@
+"""Issue 14, item 1: no worker outlives a killed or stopped ``risingbandits sweep run``.
+
+A real CLI process runs a sweep on a pool of 2 workers; once the pool is computing, it gets
+SIGKILL (it can clean nothing up: the workers' watchdog must end them) or SIGTERM (it must stop
+like Ctrl-C: one line, parts kept, exit code 143). Then no process of the pool (workers,
+forkserver, resource tracker, Dask workers) may survive a few seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from risingbandits.experiments import Store
+from risingbandits.experiments.watchdog import ProcessIdentity
+
+SPEC = """
+sweep_seed = 0
+seeds = 400
+horizons = [50000]
+
+[[instances]]
+family = "ltf-v1"
+count = 6
+generator_seed = 0
+
+[[policies]]
+name = "cure-ucb"
+"""
+CLI = "from risingbandits.cli import main; main()"
+GRACE = 5.0  # seconds the pool has to disappear
+
+
+def start_sweep(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[str], Path]:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(out), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    return proc, out
+
+
+def pool_of(proc: subprocess.Popen[str], workers: int) -> list[psutil.Process]:
+    """Every descendant of ``proc`` once ``workers`` worker processes compute (their CPU time
+    grows), so the kill lands mid-sweep."""
+    deadline = time.monotonic() + 60
+    parent = psutil.Process(proc.pid)
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        family = parent.children(recursive=True)
+        busy = [p for p in family if _cpu(p) > 1.0]
+        if len(busy) >= workers:
+            return family
+        time.sleep(0.1)
+    pytest.fail("the sweep's workers did not start computing in time")
+
+
+def _cpu(p: psutil.Process) -> float:
+    try:
+        times = p.cpu_times()
+    except psutil.Error:
+        return 0.0
+    return float(times.user + times.system)
+
+
+def survivors(pool: list[psutil.Process]) -> list[str]:
+    """The processes of ``pool`` still running after :data:`GRACE` seconds (zombies are gone:
+    they hold no memory and compute nothing)."""
+    deadline = time.monotonic() + GRACE
+    while True:
+        alive = []
+        for p in pool:
+            with contextlib.suppress(psutil.Error):
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(f"{p.pid} {' '.join(p.cmdline())[:80]}")
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def cleanup(pool_ref: list[psutil.Process]):  # type: ignore[no-untyped-def]
+    """Whatever the test finds, leave no process behind."""
+    try:
+        yield
+    finally:
+        for p in pool_ref:
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "executor, least",
+    [("processes", 4), ("dask", 2)],  # 2 workers + the forkserver and resource tracker
+)
+def test_sigkill_of_the_cli_ends_every_pool_process(
+    tmp_path: Path, executor: str, least: int
+) -> None:
+    """(Dask's local workers already watched their parent: that case guards it.)"""
+    proc, _ = start_sweep(tmp_path, "--executor", executor, "--workers", "2")
+    pool: list[psutil.Process] = []
+    with cleanup(pool):
+        pool += pool_of(proc, workers=2)
+        assert len(pool) >= least
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert survivors(pool) == []
+
+
+@pytest.mark.slow
+def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path) -> None:
+    proc, out = start_sweep(tmp_path, "--workers", "2")
+    pool: list[psutil.Process] = []
+    with cleanup(pool):
+        pool += pool_of(proc, workers=2)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert survivors(pool) == []
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    status = Store(out).status()
+    assert lines[0] == (
+        f"stopped by SIGTERM: {status.cells_done} of {status.cells_total} cells done; "
+        f"resume with `risingbandits sweep resume {out}`"
+    )
+    assert status.problems == () and not status.complete
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_the_watchdog_sees_a_gone_a_zombie_and_a_reused_pid_as_gone() -> None:
+    me = ProcessIdentity.current()
+    assert me.alive()
+    assert not ProcessIdentity(me.pid, "0").alive()  # same pid, another start: reused
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    identity = ProcessIdentity.of(child.pid)
+    deadline = time.monotonic() + 10
+    while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not identity.alive()  # exited, not yet reaped
+    child.wait()
+    assert not identity.alive()  # reaped: no such pid

@@ -1,0 +1,86 @@
+"""ProcessGuard: what a scope starts ends with it, also when its owner is killed with SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from process_checks import Process, all_gone, identity, kill_left, running
+from risingbandits.integrations.lifetime import ProcessGuard
+
+pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+
+# The owner starts, inside a guard: a command in a session of its own with a background
+# grandchild (registered group), and a plain child that starts a grandchild (found in /proc).
+OWNER = """
+import os, subprocess, sys, time
+PLAIN = ("import subprocess, time; p = subprocess.Popen(['sleep', '303']); "
+         "print(p.pid, flush=True); time.sleep(300)")
+from risingbandits.integrations.lifetime import ProcessGuard
+spared = subprocess.Popen(["sleep", "300"])
+with ProcessGuard(poll_seconds=60, grace_seconds=1.0) as guard:  # found by scan()
+    group = subprocess.Popen(["sh", "-c", "sleep 301 & echo $!; sleep 302"],
+                             stdout=subprocess.PIPE, start_new_session=True, text=True)
+    guard.add_group(group.pid)
+    background = group.stdout.readline().strip()
+    plain = subprocess.Popen([sys.executable, "-c", PLAIN], stdout=subprocess.PIPE, text=True)
+    grandchild = plain.stdout.readline().strip()
+    print(spared.pid, group.pid, background, plain.pid, grandchild, flush=True)
+    guard.scan()  # the guardian has seen them all
+    print("ready", flush=True)
+    sys.stdin.readline()  # "close": leave the scope when the test says so; "wait": never
+    if sys.argv[1] == "wait":
+        time.sleep(300)
+print("closed", flush=True)
+time.sleep(300)
+"""
+
+
+def start_owner(mode: str) -> tuple[subprocess.Popen[str], Process, set[Process]]:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert owner.stdout is not None
+    spared, *started = (identity(int(x)) for x in owner.stdout.readline().split())
+    assert owner.stdout.readline().strip() == "ready"
+    assert all(running(p) for p in [spared, *started])
+    return owner, spared, set(started)
+
+
+def test_sigkill_of_the_owner_ends_everything_it_started_in_the_scope() -> None:
+    owner, spared, started = start_owner("wait")
+    try:
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait()
+        assert all_gone(started, 8.0), [p for p in started if running(p)]
+        assert running(spared)  # it was there before the scope opened
+    finally:
+        kill_left({spared, *started})
+
+
+def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
+    owner, spared, started = start_owner("close")
+    try:
+        assert owner.stdin is not None and owner.stdout is not None
+        owner.stdin.write("close\n")
+        owner.stdin.flush()
+        assert owner.stdout.readline().strip() == "closed"  # __exit__ waited for the guardian
+        assert not any(running(p) for p in started)
+        assert running(spared) and owner.poll() is None
+    finally:
+        owner.kill()
+        owner.wait()
+        kill_left({spared, *started})
+
+
+def test_a_guard_used_outside_its_scope_says_so() -> None:
+    with pytest.raises(RuntimeError, match="context manager"):
+        ProcessGuard().add_group(os.getpid())

@@ -1,0 +1,200 @@
+"""The shell driver (``risingbandits select``): real commands, parallel workers, failures,
+checkpoints, and no command outliving the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from process_checks import all_gone, identity
+from risingbandits.cli import app
+from risingbandits.integrations.shell import StepFailed, load_run, parse_score, run_commands
+from risingbandits.modelselect import ModelSelector
+
+runner = CliRunner()
+CAPS = (0.5, 0.9, 0.7)  # candidate i's score after n steps: CAPS[i] * n / (n + 3)
+
+
+def commands(log: Path, caps: tuple[float, ...] = CAPS, extra: str = "") -> list[str]:
+    """Each call logs its candidate and step, then prints its score on its last line."""
+    return [
+        f"echo $RISINGBANDITS_CANDIDATE $RISINGBANDITS_STEP >> {log}; {extra}"
+        f"echo training...; awk -v n=$RISINGBANDITS_STEP 'BEGIN {{ print {cap} * n / (n + 3) }}'"
+        for cap in caps
+    ]
+
+
+def logged_steps(log: Path) -> dict[str, list[int]]:
+    steps: dict[str, list[int]] = {}
+    for line in log.read_text().splitlines():
+        name, step = line.split()
+        steps.setdefault(name, []).append(int(step))
+    return steps
+
+
+def test_parse_score_takes_the_last_non_empty_line() -> None:
+    assert parse_score("epoch 1\nloss 0.3\n0.75\n\n") == 0.75
+    assert parse_score("0.75\ndone\n") is None
+    assert parse_score("") is None
+
+
+def test_a_sequential_run_spends_the_budget_and_is_reproducible(tmp_path: Path) -> None:
+    outcomes = []
+    for run in range(2):
+        log = tmp_path / f"log{run}"
+        selector = run_commands(ModelSelector(3, 30, seed=4), commands(log))
+        assert selector.done and int(selector.pulls.sum()) == 30
+        steps = logged_steps(log)
+        for i, name in enumerate(selector.names):  # steps 1..n, each once, in order
+            assert steps.get(name, []) == list(range(1, int(selector.pulls[i]) + 1))
+        outcomes.append(selector.history)
+    assert outcomes[0] == outcomes[1]
+    assert selector.summary()["recommended"] == "candidate1"
+
+
+def test_parallel_workers_spend_the_budget_exactly_once(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    # random delays: the scores arrive out of order
+    slow = "sleep 0.0$(awk 'BEGIN { srand(); print int(rand() * 9) }');"
+    selector = run_commands(ModelSelector(3, 24, seed=1), commands(log, extra=slow), workers=3)
+    assert selector.done and int(selector.pulls.sum()) == 24 and not selector.in_flight
+    steps = logged_steps(log)
+    for i, name in enumerate(selector.names):
+        assert sorted(steps.get(name, [])) == list(range(1, int(selector.pulls[i]) + 1))
+
+
+def test_a_failing_command_is_one_line_and_the_scores_before_it_are_kept(tmp_path: Path) -> None:
+    log, flag, saved = tmp_path / "log", tmp_path / "fail", tmp_path / "run.json"
+    flag.touch()
+    cmds = commands(
+        log,
+        extra=f'[ "$RISINGBANDITS_STEP" -ge 3 ] && [ -e {flag} ] && '
+        'echo "CUDA out of memory" >&2 && exit 3; ',
+    )
+    with pytest.raises(StepFailed) as failure:
+        run_commands(ModelSelector(3, 20, seed=0), cmds, checkpoint=saved)
+    message = str(failure.value)
+    assert "\n" not in message and "step 3" in message and "exited with code 3" in message
+    assert "CUDA out of memory" in message and "candidate" in message
+    recorded = load_run(saved, cmds)
+    assert recorded.t == sum(len(s) for s in logged_steps(log).values()) - 1  # all but the failed
+    flag.unlink()
+    resumed = run_commands(load_run(saved, cmds), cmds, checkpoint=saved)
+    assert resumed.done and int(resumed.pulls.sum()) == 20
+    assert resumed.history[: recorded.t] == recorded.history  # nothing recorded was lost
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [("echo done", "is not a number: 'done'"), ("echo 1.5", "score=1.5 .*is not allowed")],
+)
+def test_a_command_without_an_acceptable_score_names_candidate_and_output(
+    tmp_path: Path, output: str, expected: str
+) -> None:
+    cmds = ["echo 0.5", output]
+    with pytest.raises(StepFailed, match=rf"candidate 'candidate1' \(step 1\): .*{expected}"):
+        run_commands(ModelSelector(2, 10, seed=0), cmds)
+
+
+def one_line_error(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def test_cli_json_summary_and_resume_with_a_bigger_budget(tmp_path: Path) -> None:
+    log, saved = tmp_path / "log", tmp_path / "run.json"
+    args = ["select", *commands(log), "--name", "a", "--name", "b", "--name", "c"]
+    first = runner.invoke(app, [*args, "--budget", "12", "--checkpoint", str(saved), "--json"])
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert sum(data["pulls"].values()) == 12 and set(data["pulls"]) == {"a", "b", "c"}
+    assert data["recommended_score"] == data["last_scores"][data["recommended"]]
+    assert data["best_last_score"] == max(x for x in data["last_scores"].values() if x)
+    more = runner.invoke(app, [*args, "--budget", "20", "--checkpoint", str(saved), "--json"])
+    assert more.exit_code == 0, more.output
+    assert sum(json.loads(more.stdout)["pulls"].values()) == 20
+    for name, steps in logged_steps(log).items():
+        assert steps == list(range(1, len(steps) + 1)), name
+    human = runner.invoke(app, [*args, "--budget", "20", "--checkpoint", str(saved)])
+    assert human.exit_code == 0 and "recommended:" in human.stdout
+
+
+def test_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    cmds = commands(tmp_path / "log")
+    assert "two or more" in one_line_error(["select", cmds[0], "--budget", "5"])
+    assert "workers=0" in one_line_error(["select", *cmds, "--budget", "5", "--workers", "0"])
+    assert "--name" in one_line_error(["select", *cmds, "--budget", "5", "--name", "a"])
+    assert "budget" in one_line_error(["select", *cmds, "--budget", "2"])
+    saved = tmp_path / "run.json"
+    assert runner.invoke(app, ["select", *cmds, "--budget", "4", "--checkpoint", str(saved)])
+    other = one_line_error(["select", *cmds[:2], "--budget", "5", "--checkpoint", str(saved)])
+    assert "other commands" in other
+    policy = ["--policy", "ucb1", "--checkpoint", str(saved)]
+    assert "same options" in one_line_error(["select", *cmds, "--budget", "5", *policy])
+    failing = one_line_error(["select", "echo 0.5", "echo oops >&2; exit 4", "--budget", "4"])
+    assert "candidate 'candidate1' (step 1)" in failing and "'oops'" in failing
+
+
+CLI = "from risingbandits.cli import main; main()"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_commands_end_with_the_cli_and_resume_restarts_them(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    pids, saved = tmp_path / "pids", tmp_path / "run.json"
+    # each call leaves a background child behind it and waits; the child writes its pid
+    cmds = [
+        f"sleep 300 & echo $! >> {pids}; sleep 0.$RISINGBANDITS_STEP; echo 0.{i}"
+        for i in range(1, 4)
+    ]
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CLI,
+            "select",
+            *cmds,
+            "--budget",
+            "9",
+            "--workers",
+            "2",
+            "--checkpoint",
+            str(saved),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not saved.exists() or len(load_run(saved, cmds).history) < 2:
+            assert cli.poll() is None and time.monotonic() < deadline, cli.stderr
+            time.sleep(0.05)
+        os.kill(cli.pid, signum)
+        cli.wait(timeout=30)
+        started = {identity(int(p)) for p in pids.read_text().split()}
+        assert all_gone(started, 10.0)
+        if signum == signal.SIGTERM:
+            assert cli.returncode == 130 and "interrupted" in (
+                cli.stderr.read() if cli.stderr else ""
+            )
+    finally:
+        cli.kill()
+        cli.wait()
+    kept = load_run(saved, cmds)
+    resumed = run_commands(kept, cmds, checkpoint=saved)
+    assert resumed.done and int(resumed.pulls.sum()) == 9
+    assert resumed.history[: len(kept.history)] == kept.history

@@ -1,0 +1,136 @@
+"""A model selector whose budget and candidates change during the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect.candidates import NEW_CANDIDATE_PULLS
+from risingbandits.policies import POLICIES
+
+
+def score(arm: int, n: int) -> float:
+    """A rising score: candidate ``arm``'s n-th step (arms ranked differently early and late)."""
+    return min(1.0, (0.3 + 0.1 * (arm % 3)) * (1 - np.exp(-n / (20 + 30 * (arm % 4)))) + 0.2)
+
+
+def drive(sel: ModelSelector, steps: int) -> list[int]:
+    chosen = []
+    for _ in range(steps):
+        arm = sel.select()
+        sel.update(arm, score(arm, int(sel.pulls[arm]) + 1))
+        chosen.append(arm)
+    return chosen
+
+
+@pytest.mark.parametrize("name", sorted(POLICIES))
+def test_budget_set_before_the_start_is_the_budget(name: str) -> None:
+    """set_budget re-derives every parameter from the new T: before any step, the run is the
+    one a selector created with that budget makes."""
+    moved = ModelSelector(4, 60, name, seed=2)
+    moved.set_budget(140)
+    assert drive(moved, 140) == drive(ModelSelector(4, 140, name, seed=2), 140)
+    assert moved.done and moved.budget == 140
+
+
+def test_budget_grows_and_shrinks_mid_run() -> None:
+    sel = ModelSelector(3, 100, seed=1)
+    drive(sel, 40)
+    sel.set_budget(200)
+    assert sel.remaining == 160
+    drive(sel, 100)
+    sel.select()  # one step in flight: the budget cannot go below the steps started
+    with pytest.raises(ValueError, match=r"budget=140 is not allowed: use an integer >= 141"):
+        sel.set_budget(140)
+    sel.set_budget(141)
+    assert sel.remaining == 0 and not sel.done
+    arm = sel.in_flight[0]
+    sel.update(arm, score(arm, int(sel.pulls[arm]) + 1))
+    assert sel.done and sel.pulls.sum() == 141
+    with pytest.raises(ValueError, match="budget=True is not allowed"):
+        sel.set_budget(True)
+
+
+def test_added_candidate_gets_forced_pulls_then_competes() -> None:
+    sel = ModelSelector(["a", "b"], 120, seed=0)
+    drive(sel, 30)
+    assert sel.add_candidate("c") == 2 and sel.names == ("a", "b", "c")
+    first = drive(sel, NEW_CANDIDATE_PULLS)
+    assert first == [2] * NEW_CANDIDATE_PULLS
+    drive(sel, 88)
+    assert sel.done and sel.pulls.sum() == 120 and sel.pulls[2] >= NEW_CANDIDATE_PULLS
+    summary = sel.summary()
+    assert set(summary["pulls"]) == {"a", "b", "c"}
+    for bad in ("a", "", 3):
+        with pytest.raises(ValueError, match="is not allowed: use a new, non-empty name"):
+            sel.add_candidate(bad)  # type: ignore[arg-type]
+
+
+def test_forced_pulls_start_in_parallel_and_respect_availability() -> None:
+    sel = ModelSelector(["a", "b"], 60)
+    sel.add_candidate("c")
+    assert sel.select(available=["a", "b"]) != 2
+    assert [sel.select(), sel.select()] == [2, 2]
+
+
+def test_retired_candidate_keeps_its_index_and_is_never_chosen(tmp_path: Path) -> None:
+    sel = ModelSelector(["a", "b", "c", "d"], 200, seed=4)
+    drive(sel, 40)
+    before = sel.pulls[1]
+    sel.retire("b")
+    assert sel.names == ("a", "b", "c", "d") and sel.active == ("a", "c", "d")
+    sel.save(tmp_path / "sel.json")
+    rest = drive(sel, 160)
+    assert 1 not in rest and sel.pulls[1] == before and sel.recommend() != 1
+    assert sel.summary()["retired"] == ["b"]
+    again = ModelSelector.load(tmp_path / "sel.json")
+    assert drive(again, 160) == rest
+    with pytest.raises(ValueError, match="candidate 'b' is retired"):
+        sel.retire(1)
+
+
+def test_retire_refusals_one_line() -> None:
+    sel = ModelSelector(["a", "b", "c"], 50)
+    arm = sel.select()
+    with pytest.raises(ValueError, match=r"while 1 of its pulls are in flight") as info:
+        sel.retire(arm)
+    assert "\n" not in str(info.value)
+    sel.update(arm, 0.5)
+    sel.retire("c")
+    with pytest.raises(ValueError, match="two candidates must stay active"):
+        sel.retire("a")
+    with pytest.raises(ValueError, match="available: candidate 'c' is not allowed: it is retired"):
+        sel.select(available=["c"])
+    with pytest.raises(ValueError, match="candidate 'x' is not allowed"):
+        sel.retire("x")
+
+
+@pytest.mark.parametrize("name", sorted(POLICIES))
+def test_changes_and_checkpoint_with_pulls_in_flight(name: str, tmp_path: Path) -> None:
+    """Every policy survives a grown budget, a retired and an added candidate with pulls in
+    flight, and a checkpoint taken then resumes exactly."""
+
+    def run(stop: bool) -> tuple[list[int], list[dict]]:
+        sel = ModelSelector(4, 150, name, seed=6, max_pending=2)
+        order: list[int] = []
+        for step in range(190):
+            while len(sel.in_flight) < 2 and sel.remaining > 0:
+                order.append(sel.select())
+            arm = sel.in_flight[step % 2 if len(sel.in_flight) == 2 else 0]
+            sel.update(arm, score(arm, int(sel.pulls[arm]) + 1))
+            if step == 30:
+                sel.set_budget(190)
+            if step == 60 and 3 not in sel.in_flight:
+                sel.retire(3)
+            if step == 90:
+                sel.add_candidate("late")
+            if stop and step == 100:
+                sel.save(tmp_path / "sel.json")
+                sel = ModelSelector.load(tmp_path / "sel.json")
+        assert sel.done and sel.pulls.sum() == 190
+        return order, sel.history
+
+    assert run(stop=True) == run(stop=False)
