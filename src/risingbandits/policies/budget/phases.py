@@ -40,6 +40,7 @@ from risingbandits.policies.common import (
 )
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.rng import rng_below, rng_next
+from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
 from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
 
 
@@ -134,6 +135,18 @@ def _recommend(state: PhaseState, counts: np.ndarray, last: np.ndarray) -> int:
 
 
 register_kernel(PhaseState, _select, _update, _recommend)
+
+
+def _carry_phases(fresh: PhaseState, old: PhaseState, plan: ArmPlan) -> PhaseState:
+    """Transplant rule (a changed budget or set of arms): the schedule is a parameter, so it
+    comes from the fresh state, re-derived for the new K and T; everything else is carried. The
+    current phase goes on under the new schedule (one already complete ends at the next pull
+    of an arm that reached its target); a new arm joins the survivors."""
+    targets, keep = fresh.targets.copy(), fresh.keep.copy()
+    return carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
+
+
+register_transplant(PhaseState, _carry_phases)
 
 
 Schedule = tuple[list[int], list[int]]
