@@ -11,9 +11,21 @@ import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy, policy_from_dict
 from risingbandits.policies.kernel import _KERNELS, _default_recommend
+from risingbandits.reproduce.settings import POLICY_VARIANTS
 from risingbandits.seeding import reward_key
 
 NAMES = sorted(POLICIES)
+VARIANTS = [
+    *((v.name, {v.param: v.value}) for v in POLICY_VARIANTS),  # the ones the report shows
+    ("ti-ucb", {"detector": "none"}),
+    ("ti-ucb", {"delta_schedule": "1/t"}),
+]
+CONFIGS = pytest.mark.parametrize(
+    ("name", "params"),
+    [pytest.param(name, {}, id=name) for name in NAMES]
+    + [pytest.param(n, p, id=n + "".join(f"[{k}={v}]" for k, v in p.items())) for n, p in VARIANTS],
+)
+"""Every registered policy with its defaults, and every variant parameter value."""
 NOISES = [rb.Noise("gaussian", 0.1), rb.Noise("bernoulli"), rb.Noise("none")]
 
 
@@ -35,11 +47,11 @@ def online_arms(
     return arms
 
 
-@pytest.mark.parametrize("name", NAMES)
+@CONFIGS
 @pytest.mark.parametrize("noise", NOISES, ids=str)
-def test_online_equals_compiled(name: str, noise: rb.Noise) -> None:
+def test_online_equals_compiled(name: str, params: dict, noise: rb.Noise) -> None:
     instance = random_ltf(np.random.default_rng(1), 3, 300, noise)
-    policy = make_policy(name)
+    policy = make_policy(name, **params)
     for seed in (0, 5):
         sim = rb.simulate(instance, policy, 300, [seed], record_arms=True)
         assert sim.arms is not None
@@ -71,10 +83,10 @@ def test_recommendation_is_a_valid_arm_by_the_policy_rule(
             assert rec == order[0]
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_arms_valid_for_small_sizes(name: str) -> None:
+@CONFIGS
+def test_arms_valid_for_small_sizes(name: str, params: dict) -> None:
     rng = np.random.default_rng(2)
-    policy = make_policy(name)
+    policy = make_policy(name, **params)
     for n_arms in range(2, 11):
         instance = random_ltf(rng, n_arms, 3 * n_arms, rb.Noise("gaussian", 0.1))
         for horizon in range(1, 3 * n_arms + 1):
@@ -85,9 +97,11 @@ def test_arms_valid_for_small_sizes(name: str) -> None:
             assert (res.pulls.sum(axis=1) == horizon).all()
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_deterministic_under_seed(name: str, small_instance: rb.RisingInstance) -> None:
-    policy = make_policy(name)
+@CONFIGS
+def test_deterministic_under_seed(
+    name: str, params: dict, small_instance: rb.RisingInstance
+) -> None:
+    policy = make_policy(name, **params)
     a = rb.simulate(small_instance, policy, 400, [3, 4], record_arms=True)
     b = rb.simulate(small_instance, policy, 400, [3, 4], record_arms=True)
     assert a.arms is not None and b.arms is not None
@@ -95,17 +109,19 @@ def test_deterministic_under_seed(name: str, small_instance: rb.RisingInstance) 
     np.testing.assert_array_equal(a.reward, b.reward)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_reset_really_resets(name: str, small_instance: rb.RisingInstance) -> None:
-    policy = make_policy(name)
+@CONFIGS
+def test_reset_really_resets(name: str, params: dict, small_instance: rb.RisingInstance) -> None:
+    policy = make_policy(name, **params)
     first = online_arms(policy, small_instance, 200, seed=9)
     online_arms(policy, small_instance, 150, seed=1)  # a different run in between
     assert online_arms(policy, small_instance, 200, seed=9) == first
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_prefix_property_when_horizon_free(name: str, small_instance: rb.RisingInstance) -> None:
-    policy = make_policy(name)
+@CONFIGS
+def test_prefix_property_when_horizon_free(
+    name: str, params: dict, small_instance: rb.RisingInstance
+) -> None:
+    policy = make_policy(name, **params)
     short = rb.simulate(small_instance, policy, 150, [0, 1], record_arms=True)
     long = rb.simulate(
         small_instance,

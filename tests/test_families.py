@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from risingbandits.instances import RisingInstance
 from risingbandits.instances.families import (
     CONCAVE_REACH_T,
     IMDB_ARMS,
@@ -34,8 +35,9 @@ def test_ltf_v1_distributions() -> None:
         )
 
 
-def test_concave_v1_structure_and_ranges() -> None:
-    insts = generate("concave-v1", 300, seed=5, horizon=50_000)
+@pytest.mark.parametrize(("family", "count"), [("concave-v1", 300), ("concave-v2", 100)])
+def test_concave_structure_and_ranges(family: str, count: int) -> None:
+    insts = generate(family, count, seed=5, horizon=50_000)
     shapes = set()
     for x in insts:
         roles = x.meta["roles"]
@@ -56,6 +58,30 @@ def test_concave_v1_structure_and_ranges() -> None:
     assert shapes == {"rat", "exp", "atan"}
     ks = np.bincount([x.n_arms for x in insts], minlength=6)[2:]
     assert stats.chisquare(ks).pvalue > 1e-4
+
+
+def late_bloomer_best(x: RisingInstance, horizon: int = 50_000) -> bool:
+    return x.meta["roles"][x.oracle.best_arm(horizon)] == "late bloomer"
+
+
+def test_concave_v2_late_bloomer_is_the_best_fixed_arm_at_50k() -> None:
+    checked = 0
+    for seed in (0, 1, 7):
+        for index in range(0, 120, 3):
+            x = family_instance("concave-v2", index, seed=seed, horizon=50_000)
+            assert late_bloomer_best(x), x.name
+            checked += 1
+    assert checked == 120
+    # concave-v1 read literally does not force it (the reason for v2)
+    v1 = [late_bloomer_best(x) for x in generate("concave-v1", 40, seed=0)]
+    assert 0 < sum(v1) < 40
+
+
+def test_concave_v2_rule_is_checked_at_50k_whatever_the_table_length() -> None:
+    full = family_instance("concave-v2", 3, seed=2, horizon=50_000)
+    short = family_instance("concave-v2", 3, seed=2, horizon=200)
+    np.testing.assert_array_equal(short.means, full.means[:, :200])
+    assert short.name == full.name == "concave-v2/2/3"
 
 
 def test_concave_first_pull_near_start_value() -> None:

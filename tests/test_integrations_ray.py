@@ -74,7 +74,7 @@ def test_the_policy_spends_the_budget_over_paused_trials(cluster: None, tmp_path
     for row in scheduler.selector.history:
         iterations.setdefault(row["candidate"], []).append(row["metrics"]["training_iteration"])
     assert all(i == list(range(1, len(i) + 1)) for i in iterations.values())
-    assert all(p >= 2 for p in summary["pulls"].values())  # 3 trials on 2 CPUs: some resumed
+    assert max(summary["pulls"].values()) >= 2  # 3 trials on 2 CPUs: one at least resumed
     best = max(by_trial, key=lambda t: by_trial[t].config["cap"])
     assert summary["recommended"] == best
     assert summary["recommended_score"] == by_trial[best].metrics["score"]
@@ -102,13 +102,22 @@ def test_bad_settings_are_refused_in_one_line() -> None:
 
 
 DRIVER = """
-import sys, time
+import sys, tempfile, time
+from pathlib import Path
 from ray import tune
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
 def slow(config):
+    n = 0
+    checkpoint = tune.get_checkpoint()
+    if checkpoint:
+        with checkpoint.as_directory() as folder:
+            n = int(Path(folder, "n").read_text())
     while True:
         time.sleep(0.2)
-        tune.report({"score": 0.5})
+        n += 1
+        with tempfile.TemporaryDirectory() as folder:  # a paused trial resumes where it was
+            Path(folder, "n").write_text(str(n))
+            tune.report({"score": 0.5}, checkpoint=tune.Checkpoint.from_directory(folder))
 with local_ray(num_cpus=2):
     print("ready", flush=True)
     tune.Tuner(slow, param_space={"x": tune.grid_search([1, 2])},

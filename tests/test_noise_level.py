@@ -61,7 +61,7 @@ def test_the_estimate_follows_a_change_of_noise_level() -> None:
     assert estimate(np.hstack([early, late])) == pytest.approx(0.03, rel=0.3)
 
 
-@pytest.mark.parametrize("name", ["cure-ucb", "red-ucb", "ti-ucb", "red-ae"])
+@pytest.mark.parametrize("name", ["cure-ucb", "red-ucb", "red-ae"])
 def test_policies_accept_estimate_and_run(name: str) -> None:
     policy = rb.make_policy(name, sigma="estimate")
     res = rb.simulate(rb.intro(2_000), policy, 2_000, seeds=2)

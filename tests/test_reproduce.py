@@ -29,6 +29,9 @@ FIGURES = (
     "figA-concave-examples",
     "figF-ltf",
     "figF-concave",
+    "fig5-concave-v2",
+    "figA-concave-v2-examples",
+    "figF-concave-v2",
     "sens-noise",
     "sens-sigma",
     "theory-bound",
@@ -74,16 +77,42 @@ def test_markdown_report_links_every_figure_and_has_one_claims_row_per_claim(qui
     for name in FIGURES:
         assert f"](figures/{name}.png)" in md, name
     section = md.split("## Claims vs our results", 1)[1].split("\n## ", 1)[0]
+    section, on_v2 = section.split("*Claims 6-8 on concave-v2", 1)
     rows = [line for line in section.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [line[:4] for line in on_v2.splitlines() if re.match(r"\| \d \|", line)] == [
+        "| 6 ",
+        "| 7 ",
+        "| 8 ",
+    ]
     assert [int(r.split("|")[1]) for r in rows] == [c.number for c in CLAIMS]
     for row in rows:
         verdict = row.rstrip(" |").rsplit("|", 1)[1].strip().strip("*")
         assert verdict in VERDICTS, row
     assert "reconstruction" in md and "ti-ucb*" in md and "red-ae*" in md
-    claims = json.loads((quick / "report.json").read_text())["claims"]
-    assert [c["verdict"] for c in claims] == [
+    report = json.loads((quick / "report.json").read_text())
+    assert [c["verdict"] for c in report["claims"]] == [
         r.rstrip(" |").rsplit("|", 1)[1].strip().strip("*") for r in rows
     ]
+    assert [c["number"] for c in report["claims_concave_v2"]] == [6, 7, 8]
+
+
+def test_robustness_section_and_json_give_each_claim_a_verdict_per_variant(quick: Path) -> None:
+    md = (quick / "report.md").read_text()
+    section = md.split("## How much each verdict depends on our choices", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    table = [line for line in section.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert len(table) == len(CLAIMS)
+    sentences = [line for line in section.splitlines() if line.startswith("- Claim ")]
+    assert len(sentences) == len(CLAIMS)
+    rows = json.loads((quick / "report.json").read_text())["robustness"]
+    variants = {r["variant"] for r in rows}
+    assert {"default", "concave-v2", "noise bernoulli", "ti-ucb[predict_at=round]"} <= variants
+    assert {"ti-ucb[detector=slope-ratio]", "et-swgts[window=pulls]"} <= variants
+    assert {"red-ucb[delta_schedule=t^-4]"} <= variants
+    assert all(r["verdict"] in VERDICTS for r in rows)
+    judged = {(r["claim"], r["variant"]) for r in rows}
+    assert {(c, "concave-v2") for c in (6, 7, 8)} <= judged and (4, "concave-v2") not in judged
+    assert {(4, "noise none"), (12, "ti-ucb[predict_at=round]")} <= judged
 
 
 def test_html_report_is_self_contained(quick: Path) -> None:

@@ -24,10 +24,13 @@ from risingbandits.reproduce.document import (
 )
 from risingbandits.reproduce.settings import (
     FULL,
+    MAIN_SWEEPS,
     PAPER_POLICIES,
+    POLICY_VARIANTS,
     QUICK,
     SENSITIVITY_SWEEPS,
     TARGETS,
+    VARIANT_SWEEPS,
     display_name,
     sweeps,
     target_sweeps,
@@ -48,12 +51,24 @@ def test_every_sweep_spec_is_valid_and_matches_the_decisions(size, imdb_curves_d
         spec = parse_spec(d.spec_text(size))
         assert spec.sweep_seed == 0
         labels = [p.label for p in spec.policies]
-        if name in ("intro", "ltf", "concave", "imdb") or name.startswith("ltf-noise"):
+        preset = {"imdb": "imdb", "concave": "concave", "concave-v2": "concave"}
+        if name in MAIN_SWEEPS or name.startswith("ltf-noise"):
             assert labels == list(PAPER_POLICIES)
-            preset = {"intro": "ltf", "imdb": "imdb", "concave": "concave"}.get(name, "ltf")
-            assert f'preset = "{preset}"' in d.spec_text(size)
+            assert f'preset = "{preset.get(name, "ltf")}"' in d.spec_text(size)
+        if name in VARIANT_SWEEPS:  # only the variants, paired with their setting's main sweep
+            setting = name.removesuffix("-variants")
+            main = parse_spec(defs[setting].spec_text(size))
+            assert labels == [v.label for v in POLICY_VARIANTS]
+            assert (spec.instances, spec.seeds, spec.horizons) == (
+                main.instances,
+                main.seeds,
+                main.horizons,
+            )
+            assert f'preset = "{preset.get(setting, "ltf")}"' in d.spec_text(size)
     assert parse_spec(defs["ltf"].spec_text(size)).horizons == size.horizons
     assert len(parse_spec(defs["concave"].spec_text(size)).instances) == size.instances
+    v2 = parse_spec(defs["concave-v2"].spec_text(size)).instances
+    assert [r.id for r in v2] == [f"concave-v2/0/{j}" for j in range(size.instances)]
     imdb = parse_spec(defs["imdb"].spec_text(size))
     assert imdb.seeds == size.imdb_runs and imdb.instances[0].id == "imdb-v1/0/0"
     bern = parse_spec(defs["ltf-noise-bernoulli"].spec_text(size))
@@ -84,6 +99,9 @@ def test_targets() -> None:
     assert set(every) == set(sweeps(QUICK)) and len(every) == len(set(every))
     assert set(SENSITIVITY_SWEEPS) <= {d.name for d in target_sweeps("sensitivity", QUICK)}
     assert target_sweeps("theory", QUICK) == []
+    assert [d.name for d in target_sweeps("concave", QUICK)] == ["concave", "concave-v2"]
+    robust = {d.name for d in target_sweeps("robustness", QUICK)}
+    assert set(VARIANT_SWEEPS) | set(MAIN_SWEEPS) | {"ltf-noise-bernoulli"} <= robust
     assert "all" in TARGETS
     with pytest.raises(ValueError, match="target='ltf2' is not allowed: use one of intro"):
         target_sweeps("ltf2", QUICK)

@@ -162,7 +162,7 @@ def test_et_swgts_posterior_uses_the_pull_window() -> None:
     xs = per_arm(history, 3)
     window = [(sum(x[-tau:]), min(tau, len(x))) for x in xs]
     assert min(len(x) for x in xs) > tau  # the window really cuts the history
-    policy = make_policy("et-swgts", tau=tau, Gamma=1, gamma=2.0)
+    policy = make_policy("et-swgts", tau=tau, Gamma=1, gamma=2.0, window="pulls")
     replay_posterior(policy, history, window, len(history) + 1)
 
 
@@ -181,11 +181,11 @@ def test_et_swgts_posterior_uses_the_round_window() -> None:
 
 
 def test_et_swgts_round_window_forces_an_absent_arm() -> None:
-    policy = make_policy("et-swgts", tau=10, Gamma=1, window="rounds")
+    policy = make_policy("et-swgts", tau=10, Gamma=1)  # window="rounds", the default
     state = policy.init_state(3, 100)
     t = feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
     assert select_one(state, t, policy_rng(0)) == 1  # absent from the last 10 rounds
-    pulls = make_policy("et-swgts", tau=10, Gamma=1)  # the pull window still holds arm 1
+    pulls = make_policy("et-swgts", tau=10, Gamma=1, window="pulls")  # still holds arm 1
     state = pulls.init_state(3, 100)
     feed(state, [(0, 0.2), (1, 0.4), (2, 0.9)] + [(0, 0.5), (2, 0.9)] * 5)
     select_one(state, t, policy_rng(0))
@@ -198,47 +198,6 @@ def test_et_swgts_rounds_mode_online_equals_compiled() -> None:
     sim = rb.simulate(instance, policy, 400, [2], record_arms=True)
     assert sim.arms is not None
     assert online_arms(policy, instance, 400, 2) == sim.arms[0].tolist()
-
-
-# -- TI-UCB (reconstruction) -------------------------------------------------------------------
-
-
-def test_ti_ucb_detects_saturation_and_switches_to_the_mean() -> None:
-    omega, gamma, sigma, delta = 20, 0.3, 0.1, 0.01
-    policy = make_policy("ti-ucb", omega=omega, gamma=gamma, sigma=sigma, delta=delta)
-    state = policy.init_state(2, 200)
-    ys = [min(0.6, 0.01 * n) for n in range(1, 121)]  # rises until pull 60, then flat
-    rng = policy_rng(0)
-    update_one(state, 1, 0.3, 1, rng)
-    update_one(state, 1, 0.3, 2, rng)
-    scale = 2 * sigma**2 * math.log(1 / delta)
-    detected = None
-    for n, y in enumerate(ys, start=1):
-        update_one(state, 0, y, n + 2, rng)
-        ls = np.arange(1, n + 1, dtype=float)
-        if detected is None and n >= omega:
-            half = omega // 2
-            old = np.polyfit(ls[n - omega : n - half], ys[n - omega : n - half], 1)[0]
-            new = np.polyfit(ls[n - half : n], ys[n - half : n], 1)[0]
-            if new <= 1e-12 or (old > 0 and new <= (1 - gamma) * old + 1e-12):
-                detected = n
-        assert bool(state.converged[0]) == (detected is not None)
-        select_one(state, n + 3, rng)
-        if detected is None and n >= 2:  # OLS over the last min(n, omega) pulls, at N + 1
-            m = min(n, omega)
-            slope, icpt = np.polyfit(ls[-m:], ys[n - m : n], 1)
-            lever = n + 1 - ls[-m:].mean()
-            s_ll = ((ls[-m:] - ls[-m:].mean()) ** 2).sum()
-            bonus = math.sqrt(scale * (1 / m + lever**2 / s_ll))
-            assert state.scores[0] == pytest.approx(icpt + slope * (n + 1) + bonus, abs=1e-9)
-        elif detected is not None:  # segment = the newer half at detection, then every pull
-            start = detected - omega // 2 + 1
-            assert state.segment_start[0] == start
-            seg = ys[start - 1 : n]
-            expected = np.mean(seg) + math.sqrt(scale / len(seg))
-            assert state.scores[0] == pytest.approx(expected, abs=1e-12)
-    # The line's halves have equal slopes, so detection waits for the flat part.
-    assert detected is not None and 60 < detected <= 60 + omega
 
 
 # -- R-ed-AE (reconstruction) ------------------------------------------------------------------
@@ -369,7 +328,7 @@ def test_presets_horizon_and_labels() -> None:
         "gamma": 1.0,
         "tau": 1000,
         "Gamma": 10,
-        "window": "pulls",
+        "window": "rounds",
         "tie_break": "random",
     }
     concave = make_policy("et-swgts", preset="concave").params

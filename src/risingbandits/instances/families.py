@@ -101,8 +101,51 @@ def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any
     T = 50,000 (``scale``), its shape k solved so that g(10,000) is the drawn fraction, and
     f_min makes mu(10,000) >= 75% of mu(50,000) (the paper's "75% by t = 10,000", read as
     applying to every arm). The paper calls the late bloomer "the optimal arm"; nothing here
-    forces it to be (another arm may have a higher L): the report counts how often it is.
+    forces it to be (another arm may have a higher L): the report counts how often it is, and
+    ``concave-v2`` forces it.
     """
+    return _concave(rng, horizon, params, bloomer_best=False)
+
+
+def _concave_v2(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
+    """concave-v1 with the other arms redrawn until the late bloomer is the best fixed arm at
+    T = 50,000 (``scale``), as the paper's "the optimal arm" says.
+
+    The rule, exactly: K, the early peaker and the late bloomer are drawn as in concave-v1 (the
+    same draws in the same order, from the concave-v2 stream of the instance); then each of the
+    K - 2 other arms is drawn as in concave-v1 and, while its value V(T) = sum_{n <= T} mu(n)
+    at T = ``scale`` is >= the late bloomer's, drawn again with the stream's next numbers
+    (each arm on its own: the other arms are independent, so this is the concave-v1 draw
+    conditioned on the late bloomer being best); finally the random order. The early peaker
+    needs no redraw: its V(50,000) <= 0.59 x 50,000 = 29,500, and the late bloomer's is at
+    least 39,757 (s = 0.08, L = 0.94, the latest g). The late bloomer is therefore the best
+    fixed arm at T = ``scale`` in every instance, whatever table length is asked for.
+    """
+    return _concave(rng, horizon, params, bloomer_best=True)
+
+
+CONCAVE_MAX_DRAWS = 10_000
+"""concave-v2 gives up (an error, never a silent instance) after this many draws of one arm."""
+
+
+def _arm_value(meta: Mapping[str, Any], scale: float) -> float:
+    """V(scale) = sum_{n <= scale} mu(n) of a concave arm described by its meta."""
+    full = np.arange(1, int(scale) + 1, dtype=np.float64)
+    g = _g(meta["g"], full, meta["k"], scale)
+    return float(np.sum(meta["s"] + (meta["L"] - meta["s"]) * g))
+
+
+def _other_arm(
+    rng: np.random.Generator, n: np.ndarray, scale: float
+) -> tuple[np.ndarray, dict[str, Any]]:
+    s, L = rng.uniform(0.05, 0.35), rng.uniform(0.90, 0.99)
+    frac = rng.uniform(_min_fraction(s, L), 0.99)
+    return _concave_arm(rng, s, L, frac, n, scale)
+
+
+def _concave(
+    rng: np.random.Generator, horizon: int, params: Mapping[str, Any], bloomer_best: bool
+) -> tuple:
     scale = float(params.get("scale", PAPER_HORIZON))
     k = int(rng.integers(2, 6))
     check_table_size(k, horizon)
@@ -113,10 +156,17 @@ def _concave_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any
     s, L = rng.uniform(0.08, 0.12), rng.uniform(0.94, 0.96)
     low = _min_fraction(s, L)
     arms.append(("late bloomer", *_concave_arm(rng, s, L, rng.uniform(low, low + 0.05), n, scale)))
+    bloomer = _arm_value(arms[1][2], scale) if bloomer_best else np.inf
     for _ in range(k - 2):
-        s, L = rng.uniform(0.05, 0.35), rng.uniform(0.90, 0.99)
-        frac = rng.uniform(_min_fraction(s, L), 0.99)
-        arms.append(("other", *_concave_arm(rng, s, L, frac, n, scale)))
+        for _draw in range(CONCAVE_MAX_DRAWS):
+            mu, meta = _other_arm(rng, n, scale)
+            if not bloomer_best or _arm_value(meta, scale) < bloomer:
+                break
+        else:
+            raise RuntimeError(
+                f"concave-v2: no other arm below the late bloomer in {CONCAVE_MAX_DRAWS} draws"
+            )
+        arms.append(("other", mu, meta))
     order = rng.permutation(k)
     table = np.vstack([arms[j][1] for j in order])
     roles = [arms[j][0] for j in order]
@@ -210,6 +260,14 @@ FAMILIES: dict[str, Family] = {
         "concave-v1",
         "Concave (paper App. A.2): early peaker, late bloomer, saturating rat/exp/atan arms",
         _concave_v1,
+        Noise("gaussian", 0.1),
+        params=("scale",),
+    ),
+    "concave-v2": Family(
+        "concave-v2",
+        "Concave, late bloomer optimal: concave-v1 with the other arms redrawn until the late "
+        "bloomer is the best fixed arm at T = 50,000",
+        _concave_v2,
         Noise("gaussian", 0.1),
         params=("scale",),
     ),

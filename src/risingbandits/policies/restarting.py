@@ -271,7 +271,12 @@ class Ser4(Policy):
         fixed arm of the RMAB regret is one segment).
       elim_const: the constant of r(tau); 2 (the Even-Dar et al. radius, twice the Hoeffding
         radius sqrt(ln(4 K tau^2 / delta) / (2 tau)), which elim_const = 1/2 gives). Taken from
-        the spec's recollection of SER3, not re-checked against the primary paper.
+        the spec's recollection of SER3. Checking it against the paper failed (issue 10,
+        docs/fidelity.md): the public pages we could search (Springer's article page, arXiv
+        1609.02139, a reworded copy in a web-text data set) hold only the abstract, the
+        introduction and the setting, never Algorithm SER3; Metelli et al.'s Ser4 code uses
+        another form (2 sqrt(ln(2 |S| tau / delta)), no division by tau). So the constant stays
+        unverified, a named parameter.
     The policy uses T unless delta, eps and phi are all given.
 
     Choices: rewards clipped to [0, 1]; the reset coin is flipped once at the end of each

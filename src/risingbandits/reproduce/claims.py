@@ -434,13 +434,15 @@ def available(claim: Claim, ev: Evidence) -> bool:
     return True
 
 
+def judge(claim: Claim, ev: Evidence) -> ClaimResult:
+    """The claim's verdict on ``ev`` (``not run`` when its setting was not run)."""
+    if available(claim, ev):
+        verdict, numbers = claim.judge(ev)
+    else:
+        verdict, numbers = NOT_RUN, f"needs: {', '.join(claim.needs)}"
+    return ClaimResult(claim.number, claim.text, claim.rule, numbers, verdict)
+
+
 def judge_all(ev: Evidence) -> list[ClaimResult]:
     """One result per claim (verdict ``not run`` when its setting was not run)."""
-    out = []
-    for c in CLAIMS:
-        if available(c, ev):
-            verdict, numbers = c.judge(ev)
-        else:
-            verdict, numbers = NOT_RUN, f"needs: {', '.join(c.needs)}"
-        out.append(ClaimResult(c.number, c.text, c.rule, numbers, verdict))
-    return out
+    return [judge(c, ev) for c in CLAIMS]

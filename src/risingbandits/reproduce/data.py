@@ -79,6 +79,28 @@ class Results:
         values = self.regret if metric == "regret" else self.ranks
         return sorted(self.labels, key=lambda p: float(values[p, horizon].mean()))
 
+    def renamed(self, names: Mapping[str, str]) -> Results:
+        """The same results with labels renamed (``{old: new}``), e.g. a variant standing in
+        for its default policy under the default's name."""
+
+        def new(label: str) -> str:
+            return names.get(label, label)
+
+        wins = {
+            h: WinRates(w.horizon, tuple(map(new, w.policies)), w.matrix, w.units)
+            for h, w in self.wins.items()
+        }
+        return Results(
+            tuple(map(new, self.labels)),
+            frozenset(map(new, self.reconstruction)),
+            frozenset(map(new, self.horizon_free)),
+            self.horizons,
+            {(new(p), h): v for (p, h), v in self.regret.items()},
+            {(new(p), h): v for (p, h), v in self.ranks.items()},
+            wins,
+            self.units,
+        )
+
     def per_instance(self, label: str, horizon: int) -> dict[str, float]:
         """Mean regret per instance (over its seeds)."""
         sums: dict[str, list[float]] = {}

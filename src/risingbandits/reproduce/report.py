@@ -20,6 +20,7 @@ from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
 from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
+from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
 from risingbandits.reproduce.sections.paper import (
     bound_params,
@@ -29,6 +30,7 @@ from risingbandits.reproduce.sections.paper import (
     intro_section,
     method_section,
 )
+from risingbandits.reproduce.sections.robustness import robustness_section
 from risingbandits.reproduce.sections.sensitivity import noise_section, sigma_section
 from risingbandits.reproduce.sections.theory import theory_section
 from risingbandits.reproduce.settings import Size, sweeps
@@ -112,7 +114,8 @@ def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
 def build(
     out: Path, size: Size, theory: dict[str, Any] | None, dpi: int
 ) -> tuple[list[Block], list[ClaimResult], dict[str, Any]]:
-    """The report's blocks, the claims and the report's identity, from the stores in ``out``."""
+    """The report's blocks, the claims and the content of ``report.json`` (identity, claims,
+    the Concave claims on concave-v2, robustness), from the stores in ``out``."""
     stores, partial = complete_stores(out, size)
     ctx = Context(size, stores, out / FIGURES, dpi)
     ctx.figures.mkdir(parents=True, exist_ok=True)
@@ -129,9 +132,14 @@ def build(
             {h: r.per_instance(CURE, h) for h in r.horizons},
             **bound_params("ltf-v1"),
         )
-    for number, setting in ((4, "ltf"), (5, "concave")):
-        if setting in ev.results:
-            blocks, rows = family_section(ctx, setting, ev.results[setting], number)
+    concave_v2 = ctx.results("concave-v2") if "concave-v2" in stores else None
+    for number, setting, found in (
+        (4, "ltf", ev.results.get("ltf")),
+        (5, "concave", ev.results.get("concave")),
+        (5, "concave-v2", concave_v2),
+    ):
+        if found is not None:
+            blocks, rows = family_section(ctx, setting, found, number)
             body += blocks
             ev.bounds[setting] = rows
     if "imdb" in ev.results:
@@ -142,6 +150,8 @@ def build(
     if theory is not None or ev.bounds:
         body += theory_section(ctx, theory, ev.bounds, ev.results.get("intro"))
     claims = judge_all(ev)
+    rob = assess(ev, claims, stores, ctx.results)
+    v2_claims = rob.rejudged("concave-v2")
     head: list[Block] = [
         Heading(1, TITLE),
         Para(
@@ -151,8 +161,20 @@ def build(
         ),
     ]
     footer: list[Block] = [Heading(2, "Footnotes"), Para(RECONSTRUCTION_NOTE + ".")]
-    blocks = [*head, *claims_section(claims), *method_section(ctx, partial), *body, *footer]
-    return blocks, claims, identity(stores, size)
+    blocks = [
+        *head,
+        *claims_section(claims, v2_claims),
+        *robustness_section(rob, ev),
+        *method_section(ctx, partial),
+        *body,
+    ]
+    payload = {
+        "identity": identity(stores, size),
+        "claims": [asdict(c) for c in claims],
+        "claims_concave_v2": [asdict(c) for c in v2_claims],
+        "robustness": rob.rows(),
+    }
+    return [*blocks, *footer], claims, payload
 
 
 def write_report(
@@ -163,13 +185,9 @@ def write_report(
     if not stores and theory is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
-    blocks, claims, ident = build(out, size, theory, dpi)
+    blocks, claims, payload = build(out, size, theory, dpi)
     (out / REPORT_MD).write_text(to_markdown(blocks, out), encoding="utf-8")
     (out / REPORT_HTML).write_text(to_html(blocks, TITLE), encoding="utf-8")
-    payload = {
-        "identity": ident,
-        "library_version": __version__,
-        "claims": [asdict(c) for c in claims],
-    }
+    payload = {"identity": payload.pop("identity"), "library_version": __version__, **payload}
     (out / REPORT_JSON).write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return out / REPORT_MD, claims

@@ -1,6 +1,6 @@
 """ET-SWGTS (Fiandri, Metelli, Trovò 2025, "Thompson Sampling-like Algorithms for Stochastic
 Rising Bandits"): forced round-robin exploration, then gamma-SWGTS, Gaussian Thompson sampling
-over a sliding window (rising-baselines.md section 4).
+over a sliding window of the last tau rounds (rising-baselines.md section 4, DECISIONS.md row 6).
 """
 
 from __future__ import annotations
@@ -78,20 +78,24 @@ class EtSwgts(Policy):
     """ET-SWGTS: Gamma forced pulls per arm, then Gaussian Thompson sampling over a window.
 
     Paper: Fiandri, Metelli, Trovò, "Thompson Sampling-like Algorithms for Stochastic Rising
-    Bandits", 2025 (ET-gamma-SWGTS); the posterior is the gamma-SWGTS one restated in their
-    "Sliding-Window Thompson Sampling for Non-Stationary Settings" (2024). Rounds 1..K Gamma
-    play the arms in round robin (so exactly Gamma pulls each, or round robin throughout when
-    T < K Gamma); afterwards each arm draws theta_i ~ N(S_i/M_i, 1/(gamma M_i)) from the sum
-    S_i and number M_i of its rewards in the window, and the largest draw is played. An arm with
-    M_i = 0 is played first (no draw). Does not use T.
+    Bandits", 2025 (arXiv 2505.12092; ET-gamma-SWGTS). Its Gaussian TS step is gamma-SWGTS,
+    whose only definition we could read is Algorithm 2 of the same authors' "Sliding-Window
+    Thompson Sampling for Non-Stationary Settings" (arXiv 2409.05181, which credits the rising
+    paper): the window holds the last tau *global rounds*. Rounds 1..K Gamma play the arms in
+    round robin (so exactly Gamma pulls each, or round robin throughout when T < K Gamma);
+    afterwards each arm draws theta_i ~ N(S_i/M_i, 1/(gamma M_i)) from the sum S_i and number
+    M_i of its rewards in the window, and the largest draw is played. An arm with M_i = 0 is
+    played first (no draw). Does not use T.
 
     Parameters (CURE-UCB paper's values, appendix "Hyperparameter"):
       gamma: posterior precision scale, 1.0 in every setting.
       tau: window length, 1000 (ltf), 200 (concave, imdb).
       Gamma: forced round-robin pulls per arm, 10 (ltf), 1000 (concave, imdb).
-      window: "pulls" (default, DECISIONS.md row 6): the arm's own last tau pulls,
-        M_i = min(tau, N_i); or "rounds": the arm's rewards in the last tau global rounds (the
-        non-stationary paper's window), so an arm absent from them is force-played.
+      window: "rounds" (default since issue 10, DECISIONS.md row 6): the arm's rewards in the
+        last tau global rounds (arXiv 2409.05181 Alg. 2), so an arm absent from them is
+        force-played, i.e. every arm is re-sampled at least once every tau rounds; or "pulls"
+        (the first version's default, a variant): the arm's own last tau pulls,
+        M_i = min(tau, N_i) (lower regret on LTF, docs/fidelity.md).
       tie_break: "random" (DECISIONS.md row 3) or "first"; only arms with M_i = 0 can tie.
 
     Choices: with Gamma = 0 the M_i = 0 rule gives gamma-SWGTS's one-pull-per-arm start; the
@@ -111,7 +115,7 @@ class EtSwgts(Policy):
         Param("Gamma", 10, "forced round-robin pulls per arm", kind=int, low=0),
         Param(
             "window",
-            "pulls",
+            "rounds",
             "window over the arm's own pulls or over global rounds",
             kind=str,
             choices=("pulls", "rounds"),

@@ -1,6 +1,7 @@
 """Least-squares line through an arm's rewards over a window of its own pulls, in O(1).
 
-Shared by TI-UCB and R-ed-AE (both reconstructions fit X(l) ~ a + b l against the pull index l).
+Shared by TI-UCB and R-ed-AE (both reconstructions fit X(l) ~ a + b l against the pull index l;
+TI-UCB evaluates the line with :func:`line_predict`).
 The sums of X(l) and l X(l) come from a weighted :class:`ArmHistory`; those of l and l^2 over
 consecutive integers are closed forms.
 """
@@ -23,3 +24,10 @@ def line_fit(hist: ArmHistory, arm: int, lo: int, hi: int) -> tuple[float, float
     s_y = window_sum(hist, arm, lo, hi)
     s_ly = weighted_window_sum(hist, arm, lo, hi) - mean_l * s_y
     return s_y / m, s_ly / s_ll, mean_l, s_ll
+
+
+@helper
+def line_predict(hist: ArmHistory, arm: int, lo: int, hi: int, x: float) -> float:
+    """The OLS line over the pulls lo < l <= hi (at least 2), evaluated at pull ``x``."""
+    mean, slope, mean_l, _ = line_fit(hist, arm, lo, hi)
+    return mean + slope * (x - mean_l)

@@ -1,6 +1,7 @@
 """TI-UCB (Xia, Kong, Yu, Guo, Rossi, Kim, Li, "Which LLM to Play? Convergence-Aware Online
-Model Selection with Time-Increasing Bandits", WWW 2024): a RECONSTRUCTION, the provisional
-design of rising-baselines.md section 5.1 (the paper's algorithm box was not available).
+Model Selection with Time-Increasing Bandits", WWW 2024, arXiv 2403.07213): a RECONSTRUCTION
+from the paper's abstract (its algorithm box could not be read), second version (issue 10,
+DECISIONS.md row 7; the first version is kept as parameter values, docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -10,96 +11,133 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits._jit import helper
+from risingbandits.policies.base import TIE_BREAK, Param, Policy
 from risingbandits.policies.common import argmax_ties, set_terms
 from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
-from risingbandits.policies.rising.linefit import line_fit
+from risingbandits.policies.rising.linefit import line_fit, line_predict
 from risingbandits.policies.windows import ArmHistory, history_push, new_history, window_sum
 
-STATISTICS = ("slope-ratio", "none")
+DETECTORS = ("drop", "slope-ratio", "none")
+NO_DETECTOR, DROP, SLOPE_RATIO = 0, 1, 2
+_DETECTOR_CODES = {"none": NO_DETECTOR, "drop": DROP, "slope-ratio": SLOPE_RATIO}
 
 
 class TiState(NamedTuple):
-    hist: ArmHistory  # weighted: least-squares fits over any window in O(1)
-    segment_start: np.ndarray  # first pull index of each arm's current segment (1-based)
-    converged: np.ndarray  # bool per arm
+    hist: ArmHistory  # weighted: least-squares fits over any window of pulls in O(1)
+    segment_start: np.ndarray  # first pull (1-based) of each arm's current segment
+    converged: np.ndarray  # bool per arm; only the "slope-ratio" detector sets it
     scores: np.ndarray
     terms: np.ndarray  # K x 2: prediction, bonus
     omega: int
-    threshold: float  # gamma of the slope-ratio statistic
-    detect: bool  # False: statistic "none"
-    noise: NoiseLevel
-    log_inv_delta: float  # ln(1/delta); the bonus scale is 2 sigma^2 ln(1/delta)
+    gamma: float
+    detector: int  # NO_DETECTOR, DROP or SLOPE_RATIO
+    at_round: bool  # predict at the global round t instead of the arm's next pull
+    log_inv_delta: float  # ln(1/delta_t) = log_inv_delta + log_t_power * ln t
+    log_t_power: float
     tie_first: bool
 
 
 def _select(state: TiState, t: int, rng: np.ndarray) -> int:
     hist = state.hist
-    sigma = noise_sigma(state.noise)
-    bonus_scale = 2.0 * sigma * sigma * state.log_inv_delta
+    log_inv_delta = state.log_inv_delta + state.log_t_power * math.log(t)
     for i in range(state.scores.shape[0]):
         n = hist.counts[i]
-        m = n - state.segment_start[i] + 1
+        lo = state.segment_start[i] - 1
+        m = n - lo
         if m < 2:
             set_terms(state.scores, state.terms, i, np.inf, 0.0)
-        elif state.converged[i]:
-            mean = window_sum(hist, i, n - m, n) / m
-            set_terms(state.scores, state.terms, i, mean, math.sqrt(bonus_scale / m))
+            continue
+        if state.converged[i]:
+            prediction = window_sum(hist, i, lo, n) / m
         else:
-            fitted = min(m, state.omega)
-            mean, slope, mean_l, s_ll = line_fit(hist, i, n - fitted, n)
-            lever = n + 1 - mean_l
-            bonus = math.sqrt(bonus_scale * (1.0 / fitted + lever * lever / s_ll))
-            set_terms(state.scores, state.terms, i, mean + slope * lever, bonus)
+            prediction = line_predict(hist, i, lo, n, float(t) if state.at_round else n + 1.0)
+        set_terms(state.scores, state.terms, i, prediction, math.sqrt(4.0 * log_inv_delta / m))
     return argmax_ties(state.scores, rng, state.tie_first)
+
+
+@helper
+def _detect_drop(state: TiState, arm: int, n: int) -> None:
+    """A new segment (the last omega pulls) when the older omega-window's line predicts the
+    next pull at least gamma above the newer one's (checked while the segment holds >= 2 omega)."""
+    w = state.omega
+    if n - state.segment_start[arm] + 1 < 2 * w:
+        return
+    older = line_predict(state.hist, arm, n - 2 * w, n - w, n + 1.0)
+    newer = line_predict(state.hist, arm, n - w, n, n + 1.0)
+    if older - newer >= state.gamma:
+        state.segment_start[arm] = n - w + 1
+
+
+@helper
+def _detect_slope_ratio(state: TiState, arm: int, n: int) -> None:
+    """The first version's test: slopes of the older and newer halves of the last omega pulls;
+    converged (for good) when the newer slope is <= 0 or <= (1 - gamma) x the older one."""
+    if state.converged[arm] or n < state.omega:
+        return
+    half = state.omega // 2
+    old_slope = line_fit(state.hist, arm, n - state.omega, n - half)[1]
+    new_slope = line_fit(state.hist, arm, n - half, n)[1]
+    if new_slope <= 0.0 or (old_slope > 0.0 and new_slope <= (1.0 - state.gamma) * old_slope):
+        state.converged[arm] = True
+        state.segment_start[arm] = n - half + 1
 
 
 def _update(state: TiState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
-    noise_observe(state.noise, state.hist, arm)
     n = state.hist.counts[arm]
-    if not state.detect or state.converged[arm] or n < state.omega:
-        return
-    # Before detection the segment is the whole history, so it holds n >= omega samples.
-    half = state.omega // 2
-    old_slope = line_fit(state.hist, arm, n - state.omega, n - half)[1]
-    new_slope = line_fit(state.hist, arm, n - half, n)[1]
-    if new_slope <= 0.0 or (old_slope > 0.0 and new_slope <= (1.0 - state.threshold) * old_slope):
-        state.converged[arm] = True
-        state.segment_start[arm] = n - half + 1
+    if state.detector == DROP:
+        _detect_drop(state, arm, n)
+    elif state.detector == SLOPE_RATIO:
+        _detect_slope_ratio(state, arm, n)
 
 
 register_kernel(TiState, _select, _update)
 
 
 class TiUCB(Policy):
-    """TI-UCB, RECONSTRUCTION (rising-baselines.md 5.1, DECISIONS.md row 7): not the paper's
+    """TI-UCB, RECONSTRUCTION (DECISIONS.md row 7; docs/fidelity.md): not the paper's
     Algorithm 1, which could not be read; check it before publishing numbers under this name.
 
     Paper: Xia et al., "Which LLM to Play? Convergence-Aware Online Model Selection with
-    Time-Increasing Bandits", WWW 2024. Verified from the abstract only: it predicts each arm's
-    increase, uses a UCB index, and detects convergence by comparing consecutive increase
-    predictions. Reconstructed index of arm i with N pulls, current segment of m samples:
-    m < 2: +inf. Before convergence: least squares X(l) ~ a + b l over the last
-    m' = min(m, omega) pulls, predicted at the next pull N + 1, plus the prediction-interval
-    bonus sqrt(2 sigma^2 ln(1/delta) (1/m' + (N + 1 - mean_l)^2 / S_ll)). After convergence:
-    segment mean + sqrt(2 sigma^2 ln(1/delta) / m). Detection, after each pull of a
-    non-converged arm with N >= omega: slopes b_old, b_new of the older and newer halves of the
-    last omega pulls (newer half = last floor(omega/2)); "slope-ratio" declares convergence when
-    b_new <= 0 or (b_old > 0 and b_new <= (1 - gamma) b_old), a dimensionless placeholder for the
-    paper's statistic; the arm then stays converged and its segment restarts at the newer half.
-    Does not use T.
+    Time-Increasing Bandits", WWW 2024 (arXiv 2403.07213). Its abstract says that TI-UCB
+    "predicts the increase of model performances" with a least-squares model and detects
+    converging points "by comparing consecutive increase predictions"; the CURE-UCB paper's
+    appendix sets delta = 0.01, omega = 100, gamma = 0.3. Second version (issue 10):
 
-    Parameters (CURE-UCB paper's values): delta = 0.01, omega = 100, gamma = 0.3 (threshold of
-    the statistic); sigma: noise proxy, 0.1 as for the other baselines (the paper states none),
-    or "auto"; statistic: "slope-ratio" or "none" (never converge; ablation); tie_break.
-    Caveat: on noisy rewards the half-window slopes are noisy, so "slope-ratio" can fire early.
+    * Index of arm i with N pulls whose current segment holds the pulls s..N (m = N - s + 1):
+      +inf while m < 2; otherwise the least-squares line X(l) ~ a + b l over the segment,
+      predicted at the arm's own next pull N + 1 (``predict_at="pull"``), plus the bonus
+      sqrt(4 ln(1/delta) / m). A third-party summary of the paper writes its model as
+      a_i n_i(t) + b_i with n_i(t) the arm's pull count, which supports "pull".
+    * Detection (``detector="drop"``), after each pull while the segment holds >= 2 omega
+      pulls: lines fitted on the windows (N - 2 omega, N - omega] and (N - omega, N] both
+      predict pull N + 1; when the older predicts at least gamma more than the newer, a new
+      segment starts at pull N - omega + 1 (the newer window). It can fire again later: there
+      is no permanent "converged" state.
+
+    Variants (parameter values, not separate policies; the reproduction reports each):
+      detector="slope-ratio": the first version's test: after each pull of a non-converged arm
+        with N >= omega, the slopes b_old, b_new of the older and newer halves of its last
+        omega pulls (newer half = last floor(omega/2)); converged when b_new <= 0 or
+        (b_old > 0 and b_new <= (1 - gamma) b_old); the segment restarts at the newer half and
+        the arm's prediction is its segment mean from then on, for good. At sigma = 0.1 the
+        half-window slopes are noise (standard error ~1e-3 against LTF slopes of 5e-6 to
+        2.5e-4), so it fires within the first ~100-130 pulls of most arms.
+      detector="none": never a new segment (ablation).
+      predict_at="round": the line is evaluated at the global round t instead (the model read
+        as a function of time).
+      delta_schedule="1/t": delta_t = 1/t in the bonus (the paper's delta is 0.01).
+
+    Choices: m in the bonus counts the segment's pulls (those the prediction is made from; a
+    change point restarts it, as in change-detection UCBs); the detector always compares
+    predictions at the arm's next pull; a segment shorter than 2 pulls is played first.
+    Unlike the first version there is no sigma: the bonus has none. Does not use T.
     """
 
     name = "ti-ucb"
     trace_terms = ("prediction", "bonus")
-    summary = "TI-UCB reconstruction: windowed OLS prediction + bonus, convergence detection"
+    summary = "TI-UCB reconstruction: segment least-squares prediction + bonus, drop detection"
     paper = (
         "Xia et al. 2024, Which LLM to Play? Convergence-Aware Online Model Selection with "
         "Time-Increasing Bandits (WWW); reconstruction"
@@ -107,24 +145,38 @@ class TiUCB(Policy):
     reconstruction = True
     params_spec = (
         Param("delta", 0.01, "confidence level", low=0.0, high=1.0, low_open=True, high_open=True),
-        Param("omega", 100, "window of the fit and of the detection test", kind=int, low=4),
-        Param("gamma", 0.3, "threshold of the convergence statistic", low=0.0, high=1.0),
+        Param("omega", 100, "window of the detection test", kind=int, low=4),
+        Param("gamma", 0.3, "threshold of the detection test", low=0.0, high=1.0),
         Param(
-            "statistic",
-            "slope-ratio",
-            "convergence statistic (placeholder) or none",
+            "detector",
+            "drop",
+            "change detection: drop of the predicted value, the first version's slope ratio, "
+            "or none",
             kind=str,
-            choices=STATISTICS,
+            choices=DETECTORS,
         ),
-        sigma_param("noise proxy in the bonus"),
+        Param(
+            "predict_at",
+            "pull",
+            "where the line is evaluated: the arm's next pull or the global round t",
+            kind=str,
+            choices=("pull", "round"),
+        ),
+        Param(
+            "delta_schedule",
+            "constant",
+            "delta_t = delta, or 1/t",
+            kind=str,
+            choices=("constant", "1/t"),
+        ),
         TIE_BREAK,
     )
     presets = {
-        name: {"delta": 0.01, "omega": 100, "gamma": 0.3, "sigma": 0.1}
-        for name in ("ltf", "concave", "imdb")
+        name: {"delta": 0.01, "omega": 100, "gamma": 0.3} for name in ("ltf", "concave", "imdb")
     }
 
     def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+        constant = self._params["delta_schedule"] == "constant"
         return TiState(
             new_history(n_arms, horizon, weighted=True),
             np.ones(n_arms, np.int64),
@@ -133,8 +185,9 @@ class TiUCB(Policy):
             np.zeros((n_arms, 2)),
             int(self._params["omega"]),
             float(self._params["gamma"]),
-            self._params["statistic"] != "none",
-            self._noise_level(noise_proxy),
-            -math.log(self._params["delta"]),
+            _DETECTOR_CODES[self._params["detector"]],
+            self._params["predict_at"] == "round",
+            -math.log(self._params["delta"]) if constant else 0.0,
+            0.0 if constant else 1.0,
             self._params["tie_break"] == "first",
         )

@@ -15,7 +15,7 @@ from risingbandits.reproduce.settings import (
     NOISE_LEVELS,
     PAPER_POLICIES,
     default_sigma,
-    noise_slug,
+    noise_store,
 )
 
 
@@ -64,11 +64,6 @@ def level_table(by_level: dict[str, Results], horizon: int) -> Table:
     )
     header = ("policy", *(f"regret {lv}" for lv in levels), *(f"rank {lv}" for lv in levels))
     return Table(header, rows, f"T = {horizon:,}: mean regret and average rank by noise model")
-
-
-def noise_store(level: str) -> str:
-    """The sweep of LTF under noise ``level``."""
-    return "ltf" if level == MAIN_NOISE else f"ltf-noise-{noise_slug(level)}"
 
 
 Panel = tuple[str, Results, list[str]]
