@@ -22,9 +22,11 @@ def constant_arms(values: list[float], horizon: int) -> rb.RisingInstance:
     return rb.from_means(np.repeat(np.array(values)[:, None], horizon, axis=1), NO_NOISE)
 
 
-def drive(policy: rb.Policy, means: np.ndarray, rounds: int, horizon: int) -> list[int]:
+def drive(
+    policy: rb.Policy, means: np.ndarray, rounds: int, horizon: int, trace: bool = True
+) -> list[int]:
     """Run ``policy`` online for ``rounds`` rounds on noise-free ``means``; the arms played."""
-    policy.reset(means.shape[0], horizon, seed=0, trace=True)
+    policy.reset(means.shape[0], horizon, seed=0, trace=trace)
     pulls = np.zeros(means.shape[0], np.int64)
     arms = []
     for _ in range(rounds):
@@ -231,3 +233,28 @@ def test_rucbe_oracle_exploration_by_hand() -> None:
         oracle_exploration(np.full((2, 10), 0.5), 10, 0.25, 0.1, 2.0)
     with pytest.raises(ValueError, match="horizon=200 is not allowed"):
         oracle_exploration(table, 200, 0.25, 0.1, 2.0)
+
+
+def test_a_changed_budget_replans_the_schedule_and_the_projections() -> None:
+    """A new budget T' mid-run (the selector's set_budget): the phase schedule and R-UCBE's
+    projections and widths are those of T', the rest of the run is kept."""
+    means = np.sort(np.random.default_rng(5).uniform(0, 1, (3, 200)), axis=1)
+    policy = make_policy("successive-rejects")
+    drive(policy, means, 50, 100, trace=False)
+    run = policy._online()
+    before = run.state
+    run.transplant(policy.init_state(3, 200), [0, 1, 2], 200)
+    assert run.state.targets.tolist() == rejects_schedule(3, 200)[0]
+    np.testing.assert_array_equal(run.state.active, before.active)
+    np.testing.assert_array_equal(run.state.hist.counts, before.hist.counts)
+
+    eps, sigma, a = 0.25, 0.1, 2.0
+    policy = make_policy("r-ucbe", eps=eps, sigma=sigma, a=a)
+    arms = drive(policy, means, 40, 100, trace=False)
+    run = policy._online()
+    run.transplant(policy.init_state(3, 200), [0, 1, 2], 200)
+    counts = np.bincount(arms, minlength=3)
+    for i in range(3):
+        mu, beta = hand_index(means[i, : counts[i]].tolist(), 200, eps, sigma, a)
+        assert run.state.estimates[i] == pytest.approx(mu, rel=1e-9)
+        assert sigma * run.state.widths[i] == pytest.approx(beta, rel=1e-12)

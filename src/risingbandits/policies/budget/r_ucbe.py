@@ -8,12 +8,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
 from risingbandits.policies.budget.mussi import AUTHORS_EPS, PAPER, authors_presets
 from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.projection import projected_mean
+from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
 from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
 
 
@@ -42,6 +44,12 @@ def _select(state: UcbeState, t: int, rng: np.ndarray) -> int:
     return argmax_ties(state.scores, rng, state.tie_first)
 
 
+@helper
+def bonus_width(horizon: int, n: int, h: int, root_a: float) -> float:
+    """beta_check / sigma = (T - n + h - 1) sqrt(a / h^3) for an arm with n pulls, window h."""
+    return (horizon - n + h - 1) * root_a / (h * math.sqrt(h))
+
+
 def _update(state: UcbeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
     n = state.hist.counts[arm]
@@ -50,7 +58,7 @@ def _update(state: UcbeState, arm: int, reward: float, t: int, rng: np.ndarray) 
         state.estimates[arm] = projected_mean(
             state.hist.prefix, state.hist.wprefix, arm, n, h, state.horizon
         )
-        state.widths[arm] = (state.horizon - n + h - 1) * state.root_a / (h * math.sqrt(h))
+        state.widths[arm] = bonus_width(state.horizon, n, h, state.root_a)
     noise_observe(state.noise, state.hist, arm)
 
 
@@ -61,10 +69,27 @@ def _recommend(state: UcbeState, counts: np.ndarray, last: np.ndarray) -> int:
 register_kernel(UcbeState, _select, _update, _recommend)
 
 
+def _carry_ucbe(fresh: UcbeState, old: UcbeState, plan: ArmPlan) -> UcbeState:
+    """Transplant rule (a changed budget or set of arms): every arm's projection and width are
+    recomputed for the new T and a (they change only when an arm is pulled otherwise)."""
+    state = carry_fields(fresh, old, plan)
+    hist = state.hist
+    for arm, n in enumerate(hist.counts.tolist()):
+        h = floor_fraction(n, state.eps)
+        if h > 0:
+            horizon = state.horizon
+            state.estimates[arm] = projected_mean(hist.prefix, hist.wprefix, arm, n, h, horizon)
+            state.widths[arm] = bonus_width(horizon, n, h, state.root_a)
+    return state
+
+
+register_transplant(UcbeState, _carry_ucbe)
+
+
 def warm_up_pulls(eps: float) -> int:
     """Pulls after which an arm's window h = floor(eps n) is at least 1."""
     n = 1
-    while int(eps * n + 1e-9) < 1:  # the kernels' floor_fraction
+    while floor_fraction(n, eps) < 1:
         n += 1
     return n
 
