@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from scipy.stats import rankdata
 
 from risingbandits.analysis.bootstrap import bootstrap_ci
 from risingbandits.analysis.stats import mean_ci
@@ -19,9 +21,12 @@ from risingbandits.experiments.worker import ROW_SCHEMA
 from test_experiments_spec import TINY
 
 
-def fake_store(path: Path, text: str, skip: int = 0) -> dict[tuple[str, int], list[float]]:
-    """A store of ``text`` whose rows have random regrets (no simulation); returns them by
-    (policy, horizon) in (instance, seed) order. The last ``skip`` tasks are left unfinished."""
+def fake_store(
+    path: Path, text: str, skip: int = 0, metric: str = "regret"
+) -> dict[tuple[str, int], list[float]]:
+    """A store of ``text`` whose rows have random regrets and final gaps (no simulation);
+    returns the values of ``metric`` by (policy, horizon) in (instance, seed) order. The last
+    ``skip`` tasks are left unfinished."""
     spec = parse_spec(text)
     plan = make_plan(spec, target_steps=500)
     store = Store(path)
@@ -33,8 +38,10 @@ def fake_store(path: Path, text: str, skip: int = 0) -> dict[tuple[str, int], li
         for h in task.horizons:
             for s in task.seeds:
                 regret = float(rng.integers(0, 50)) * (1 + task.policy.label.count("u"))
+                final_gap = float(rng.integers(0, 4)) / 10  # coarse: frequent ties
+                value = regret if metric == "regret" else final_gap
                 key = (task.policy.label, h)
-                written.setdefault(key, []).append((task.instance.id, s, regret))
+                written.setdefault(key, []).append((task.instance.id, s, value))
                 rows.append(
                     {
                         "instance": task.instance.id,
@@ -48,6 +55,8 @@ def fake_store(path: Path, text: str, skip: int = 0) -> dict[tuple[str, int], li
                         "horizon": h,
                         "seed": s,
                         "regret": regret,
+                        "final_gap": final_gap,
+                        "recommended": 0,
                         "reward": 0.0,
                         "pulls": [h, 0],
                         "optimal_arm": 0,
@@ -116,6 +125,45 @@ def test_csv_and_json_carry_the_same_numbers(tmp_path: Path) -> None:
     matrix = data["win_rate"][0]["matrix"]
     assert matrix[0][0] is None and matrix[0][1] + matrix[1][0] == pytest.approx(1.0)
     assert [p["label"] for p in data["policies"]] == ["cure-ucb", "ucb1", "cure-ucb[sigma=1]"]
+
+
+def test_final_gap_means_ranks_and_win_rates(tmp_path: Path) -> None:
+    written = fake_store(tmp_path / "s", TINY, metric="final_gap")
+    s = summarize(tmp_path / "s", metric="final_gap")
+    labels = ["cure-ucb", "ucb1", "cure-ucb[sigma=1]"]
+    assert s.metric == "final_gap" and len(s.final_gap) == len(written)
+    for r in s.final_gap:
+        ref = mean_ci(np.array(written[r.policy, r.horizon]))
+        assert r.ci.mean == pytest.approx(ref.mean) and r.ci.n == ref.n == 6
+        assert (r.ci.low, r.ci.high) == pytest.approx((ref.low, ref.high))
+    for h in s.horizons:  # every policy ran every unit: rows are aligned by (instance, seed)
+        gaps = np.column_stack([written[p, h] for p in labels])
+        expected = rankdata(gaps, axis=1, method="average").mean(axis=0)
+        got = {r.policy: r.ci.mean for r in s.ranks if r.horizon == h}
+        assert [got[p] for p in labels] == pytest.approx(expected.tolist())
+    w = s.win_rates[0]
+    gaps = np.column_stack([written[p, 300] for p in labels])
+    a, b = gaps[:, 0], gaps[:, 1]
+    assert w.metric == "final_gap"
+    assert w.matrix[0, 1] == pytest.approx(np.mean((a < b) + 0.5 * (a == b)))
+    by_regret = summarize(tmp_path / "s")
+    assert by_regret.metric == "regret" and by_regret.ranks != s.ranks
+    assert by_regret.final_gap == s.final_gap  # both means are always there
+    data = s.to_dict()
+    assert data["ranked_by"] == "final_gap" and len(data["final_gap"]) == len(written)
+    table = list(csv.DictReader(io.StringIO(s.to_csv())))
+    assert {r["ranked_by"] for r in table} == {"final_gap"}
+    assert {r["metric"] for r in table} == {"regret", "final_gap", "rank", "win_rate"}
+    with pytest.raises(ValueError, match=r"metric='reward' is not allowed: use one of regret"):
+        summarize(tmp_path / "s", metric="reward")
+
+
+def test_results_written_before_the_final_gap_are_refused_in_one_line(tmp_path: Path) -> None:
+    fake_store(tmp_path / "s", TINY)
+    part = Store(tmp_path / "s").part_files()[0]
+    pq.write_table(pq.read_table(part).drop(["final_gap"]), part)
+    with pytest.raises(ValueError, match=r"without the column 'final_gap'.*run the sweep again"):
+        summarize(tmp_path / "s")
 
 
 def test_an_incomplete_store_says_so_and_ranks_complete_units_only(tmp_path: Path) -> None:

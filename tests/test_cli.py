@@ -28,6 +28,10 @@ JSON_FIELDS = {
     "pulls_mean",
     "best_arm",
     "optimal_value",
+    "final_gap_mean",
+    "final_gap_ci95",
+    "final_gap_per_seed",
+    "recommended",
 }
 
 
@@ -59,6 +63,24 @@ def test_run_json_fields() -> None:
     assert data["regret_mean"] == pytest.approx(np.mean(data["regret_per_seed"]))
     assert sum(data["pulls_mean"]) == pytest.approx(2000)
     assert data["optimal_value"] == pytest.approx(0.4 * 2000)
+    assert len(data["final_gap_per_seed"]) == len(data["recommended"]) == 3
+    assert data["final_gap_mean"] == pytest.approx(np.mean(data["final_gap_per_seed"]))
+    low, high = data["final_gap_ci95"]
+    assert low <= data["final_gap_mean"] <= high
+
+
+def test_run_final_gap_by_hand(tmp_path: Path) -> None:
+    # arm 0 blooms late (0.1, 0.2, 0.6, 0.9), arm 1 stays at 0.5. Successive Rejects with
+    # T = 4 pulls each arm once, rejects arm 0 and deploys arm 1: gap 0.9 - 0.5 = 0.4.
+    np.save(tmp_path / "m.npy", np.array([[0.1, 0.2, 0.6, 0.9], [0.5] * 4]))
+    args = ["run", "--means", str(tmp_path / "m.npy"), "--policy", "successive-rejects"]
+    args += ["--horizon", "4", "--seeds", "2", "--noise", "none"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert data["final_gap_per_seed"] == pytest.approx([0.4, 0.4])
+    assert data["final_gap_mean"] == pytest.approx(0.4) and data["recommended"] == [1, 1]
+    text = runner.invoke(app, args).stdout
+    assert "final gap       0.4000 ± 0.0000" in text
+    assert "recommended     arm 1 (arm1) in 2 of 2 seeds" in text
 
 
 def test_run_human_output_and_means_file(tmp_path: Path) -> None:
@@ -82,6 +104,7 @@ def test_run_human_output_and_means_file(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "regret" in res.stdout and "95% CI" in res.stdout and "pulls per arm" in res.stdout
+    assert "final gap" in res.stdout and "recommended     arm " in res.stdout
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy, policy_from_dict
+from risingbandits.policies.kernel import _KERNELS, _default_recommend
 from risingbandits.reproduce.settings import POLICY_VARIANTS
 from risingbandits.seeding import reward_key
 
@@ -55,6 +56,31 @@ def test_online_equals_compiled(name: str, params: dict, noise: rb.Noise) -> Non
         sim = rb.simulate(instance, policy, 300, [seed], record_arms=True)
         assert sim.arms is not None
         assert online_arms(policy, instance, 300, seed) == sim.arms[0].tolist()
+        assert policy.recommend() == sim.recommended[0]  # the arm it would deploy
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_recommendation_is_a_valid_arm_by_the_policy_rule(
+    name: str, small_instance: rb.RisingInstance
+) -> None:
+    """The default rule (most pulls, then the higher last reward, then the lowest index) unless
+    the policy registers its own; the final gap is the oracle's for that arm."""
+    policy = make_policy(name)
+    res = rb.simulate(small_instance, policy, 400, [0, 1, 2])
+    last = np.zeros(small_instance.n_arms)
+    state = policy.init_state(small_instance.n_arms, 400, small_instance.noise_proxy)
+    default = _KERNELS[type(state)][2].py_func is _default_recommend
+    for s, seed in enumerate(res.seeds):
+        pulls, rec = res.pulls[s], int(res.recommended[s])
+        assert 0 <= rec < small_instance.n_arms
+        gap = small_instance.oracle.final_gap(pulls, np.array(rec))
+        assert res.final_gap[s] == pytest.approx(gap)
+        if default:
+            for i in range(small_instance.n_arms):
+                n = int(pulls[i])
+                last[i] = small_instance.reward(reward_key(seed), i, n) if n else 0.0
+            order = sorted(range(small_instance.n_arms), key=lambda i: (-pulls[i], -last[i], i))
+            assert rec == order[0]
 
 
 @CONFIGS
@@ -115,6 +141,8 @@ def test_prefix_property_when_horizon_free(
     np.testing.assert_array_equal(prefix.pulls, short.pulls)
     np.testing.assert_allclose(prefix.regret, short.regret)
     np.testing.assert_allclose(prefix.reward, short.reward)
+    np.testing.assert_array_equal(prefix.recommended, short.recommended)
+    np.testing.assert_allclose(prefix.final_gap, short.final_gap)
 
 
 @pytest.mark.parametrize("name", NAMES)

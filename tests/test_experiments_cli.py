@@ -113,7 +113,7 @@ def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
         assert r["mean"] == pytest.approx(np.mean(values[r["policy"], r["horizon"]]))
         assert r["n"] == 6
     table = list(csv.DictReader(io.StringIO(sweep("summary", str(out), "--format", "csv").stdout)))
-    assert {r["metric"] for r in table} == {"regret", "rank", "win_rate"}
+    assert {r["metric"] for r in table} == {"regret", "final_gap", "rank", "win_rate"}
     text = sweep("summary", str(out)).stdout
     assert "Policy regret (mean ± 95% CI, t-interval)" in text
     assert "Average rank" in text and "Win rate % at T=300" in text
@@ -124,13 +124,33 @@ def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     assert "horizon=7 is not allowed: the sweep has horizons 120, 300" in line
 
 
+def test_summary_by_final_gap(store: tuple[Path, Path]) -> None:
+    _, out = store
+    gaps: dict[tuple[str, int], list[float]] = {}
+    for path in Store(out).part_files():
+        for r in pq.read_table(path).to_pylist():
+            gaps.setdefault((r["policy"], r["horizon"]), []).append(r["final_gap"])
+    result = sweep("summary", str(out), "--metric", "final-gap", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["ranked_by"] == "final_gap"
+    for r in data["final_gap"]:
+        assert r["mean"] == pytest.approx(np.mean(gaps[r["policy"], r["horizon"]]))
+    text = sweep("summary", str(out), "--metric", "final-gap").stdout
+    assert "Final-model gap (mean ± 95% CI, t-interval)" in text
+    assert "final-model gap = max_i mu_i(T) - mu_rec(N_rec)" in text
+    assert "Average rank by final-model gap" in text
+    assert "Win rate % at T=300 by final-model gap" in text
+    assert "Average rank by regret" in sweep("summary", str(out)).stdout
+
+
 def test_the_table_marks_reconstructions_with_a_star_and_a_note() -> None:
     from rich.console import Console
 
     spec = parse_spec(TINY.replace('name = "ucb1"', 'name = "ti-ucb"'))
     ci = MeanCI(1.0, 0.5, 1.5, 4)
     from risingbandits.analysis.ranks import RankRow
-    from risingbandits.analysis.summary import RegretRow
+    from risingbandits.analysis.summary import MeanRow
 
     labels = [p.label for p in spec.policies]
     s = Summary(
@@ -138,7 +158,7 @@ def test_the_table_marks_reconstructions_with_a_star_and_a_note() -> None:
         "",
         spec.policies,
         (300,),
-        tuple(RegretRow(p, 300, ci) for p in labels),
+        tuple(MeanRow(p, 300, ci) for p in labels),
         tuple(RankRow(p, 300, ci) for p in labels),
         (WinRates(300, tuple(labels), np.full((3, 3), 0.5), 4),),
         10,

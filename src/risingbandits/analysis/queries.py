@@ -1,14 +1,27 @@
-"""DuckDB access to result rows: a connection with a ``rows`` view, and per-group values."""
+"""DuckDB access to result rows: a connection with a ``rows`` table, the metrics policies are
+compared by, and per-group values."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
 import numpy as np
 
-ANALYSIS_COLUMNS = ("instance", "seed", "horizon", "policy", "regret")
+ANALYSIS_COLUMNS = ("instance", "seed", "horizon", "policy", "regret", "final_gap")
+METRICS = ("regret", "final_gap")
+"""Columns a comparison can rank by (lower is better for both): the policy regret of the pulls
+made, and the final-model gap of the arm deployed at the end
+(:meth:`risingbandits.regret.Oracle.final_gap`)."""
+
+
+def check_metric(metric: str) -> str:
+    """``metric`` if it is one of :data:`METRICS` (it is then safe to put in a query)."""
+    if metric not in METRICS:
+        raise ValueError(f"metric={metric!r} is not allowed: use one of {', '.join(METRICS)}")
+    return metric
 
 
 def connect(parts: Sequence[str | Path]) -> duckdb.DuckDBPyConnection:
@@ -17,10 +30,19 @@ def connect(parts: Sequence[str | Path]) -> duckdb.DuckDBPyConnection:
     if not parts:
         raise ValueError("no result files to read")
     con = duckdb.connect()
-    con.execute(
-        f"CREATE TABLE rows AS SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)",
-        [[str(p) for p in parts]],
-    )
+    try:
+        con.execute(
+            f"CREATE TABLE rows AS SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)",
+            [[str(p) for p in parts]],
+        )
+    except duckdb.BinderException as exc:
+        con.close()
+        found = re.search(r'column "([^"]+)" not found', str(exc))
+        column = found.group(1) if found else "?"
+        raise ValueError(
+            f"result files without the column {column!r} were written by an earlier version of "
+            "risingbandits: run the sweep again into a new directory"
+        ) from None
     return con
 
 

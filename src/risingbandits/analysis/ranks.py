@@ -1,6 +1,7 @@
 """Average rank of policies (the paper's Section 6, panels (b, c) of the LTF and concave figures).
 
-For each unit (instance, seed) at a horizon, the policies are ranked by regret, 1 = lowest;
+For each unit (instance, seed) at a horizon, the policies are ranked by a metric (policy regret
+by default, or the final-model gap; :data:`~risingbandits.analysis.queries.METRICS`), 1 = lowest;
 tied policies share the mean of the ranks they span (two policies tied for first both get 1.5).
 The average rank of a policy at a horizon is the mean over units, with a confidence interval
 across units (t-interval by default), clipped to [1, number of policies] where every rank lies
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 import duckdb
 import numpy as np
 
-from risingbandits.analysis.queries import grouped_values, in_list
+from risingbandits.analysis.queries import check_metric, grouped_values, in_list
 from risingbandits.analysis.stats import MeanCI, mean_ci
 
 
@@ -38,13 +39,18 @@ def complete_units(horizons: Sequence[int], n_policies: int) -> str:
 
 
 def unit_ranks(
-    con: duckdb.DuckDBPyConnection, horizons: Sequence[int], n_policies: int
+    con: duckdb.DuckDBPyConnection,
+    horizons: Sequence[int],
+    n_policies: int,
+    metric: str = "regret",
 ) -> dict[tuple[str, int], np.ndarray]:
-    """``{(policy, horizon): rank in each complete unit}`` (ties share the mean rank)."""
+    """``{(policy, horizon): rank by metric in each complete unit}`` (ties share the mean
+    rank)."""
+    m = check_metric(metric)
     source = f"""(
         SELECT r.policy, r.horizon, r.instance, r.seed,
-            rank() OVER (PARTITION BY r.instance, r.seed, r.horizon ORDER BY r.regret)
-            + (count(*) OVER (PARTITION BY r.instance, r.seed, r.horizon, r.regret) - 1) / 2.0
+            rank() OVER (PARTITION BY r.instance, r.seed, r.horizon ORDER BY r.{m})
+            + (count(*) OVER (PARTITION BY r.instance, r.seed, r.horizon, r.{m}) - 1) / 2.0
             AS mean_rank
         FROM rows r JOIN ({complete_units(horizons, n_policies)}) u
             USING (instance, seed, horizon)
@@ -57,10 +63,11 @@ def average_ranks(
     policies: Sequence[str],
     horizons: Sequence[int],
     ci: Callable[[np.ndarray], MeanCI] = mean_ci,
+    metric: str = "regret",
 ) -> list[RankRow]:
-    """Average rank with its interval (within [1, number of policies]) per (policy, horizon), in
-    the order given."""
-    ranks = unit_ranks(con, horizons, len(policies))
+    """Average rank by ``metric`` with its interval (within [1, number of policies]) per
+    (policy, horizon), in the order given."""
+    ranks = unit_ranks(con, horizons, len(policies), metric)
     return [
         RankRow(p, h, _within_ranks(ci(ranks[p, h]), len(policies)))
         for h in horizons

@@ -1,9 +1,11 @@
-"""Summary of a sweep store: regret mean +- CI, average rank +- CI, pairwise win rates.
+"""Summary of a sweep store: mean +- CI of the policy regret and of the final-model gap, average
+rank +- CI and pairwise win rates by either of them.
 
-Regret intervals are taken across every (instance, seed) row of a (policy, horizon): a
+Intervals of the means are taken across every (instance, seed) row of a (policy, horizon): a
 Student-t interval (:func:`~risingbandits.analysis.stats.mean_ci`) or, on request, a seeded
 percentile bootstrap (:func:`~risingbandits.analysis.bootstrap.bootstrap_ci`). Average ranks and
-win rates use the units (instance, seed) where every policy has a result. Policies marked
+win rates rank by one metric (``metric``: ``regret``, the default, or ``final_gap``) over the
+units (instance, seed) where every policy has a result. Policies marked
 ``reconstruction`` (TI-UCB, R-ed-AE) carry a ``*`` and a note in every output.
 
 Only parts that pass the store's check are read, each task once; a store holding a damaged,
@@ -26,7 +28,7 @@ import duckdb
 import numpy as np
 
 from risingbandits.analysis.bootstrap import bootstrap_ci
-from risingbandits.analysis.queries import connect, grouped_values, in_list
+from risingbandits.analysis.queries import METRICS, check_metric, connect, grouped_values, in_list
 from risingbandits.analysis.ranks import RankRow, average_ranks
 from risingbandits.analysis.stats import MeanCI, finite_or_none, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
@@ -37,6 +39,7 @@ CIMethod = Literal["t", "bootstrap"]
 CI_METHODS = ("t", "bootstrap")
 CSV_COLUMNS = (
     "metric",
+    "ranked_by",
     "policy",
     "opponent",
     "horizon",
@@ -53,8 +56,8 @@ RECONSTRUCTION_NOTE = (
 
 
 @dataclass(frozen=True)
-class RegretRow:
-    """Mean regret of ``policy`` at ``horizon`` with its interval over ``ci.n`` runs."""
+class MeanRow:
+    """Mean of a metric for ``policy`` at ``horizon`` with its interval over ``ci.n`` runs."""
 
     policy: str
     horizon: int
@@ -69,7 +72,7 @@ class Summary:
     description: str
     policies: tuple[PolicyRef, ...]
     horizons: tuple[int, ...]
-    regret: tuple[RegretRow, ...]
+    regret: tuple[MeanRow, ...]
     ranks: tuple[RankRow, ...]
     win_rates: tuple[WinRates, ...]
     cells_done: int
@@ -78,6 +81,9 @@ class Summary:
     level: float
     progress: tuple[PolicyProgress, ...] = ()
     """Cells done / planned per policy (the incomplete-sweep note names what is missing)."""
+    final_gap: tuple[MeanRow, ...] = ()
+    metric: str = "regret"
+    """What ``ranks`` and ``win_rates`` rank by: ``regret`` or ``final_gap``."""
 
     def display_name(self, label: str) -> str:
         """The label, with ``*`` for a reconstruction."""
@@ -117,6 +123,9 @@ class Summary:
                 "n": c.n,
             }
 
+        def table(rows: Sequence[MeanRow | RankRow]) -> list[dict[str, Any]]:
+            return [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in rows]
+
         return {
             "store": self.path,
             "description": self.description,
@@ -135,8 +144,10 @@ class Summary:
                 }
                 for p in self.policies
             ],
-            "regret": [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in self.regret],
-            "rank": [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in self.ranks],
+            "regret": table(self.regret),
+            "final_gap": table(self.final_gap),
+            "ranked_by": self.metric,
+            "rank": table(self.ranks),
             "win_rate": [
                 {
                     "horizon": w.horizon,
@@ -150,7 +161,8 @@ class Summary:
         }
 
     def to_csv(self) -> str:
-        """One long table: ``metric`` is regret, rank or win_rate (``opponent`` for the last)."""
+        """One long table: ``metric`` is regret, final_gap, rank or win_rate (``opponent`` for
+        the last); ``ranked_by`` says what ranks and win rates rank by."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
@@ -161,19 +173,20 @@ class Summary:
         def recon(label: str) -> str:
             return "true" if self.is_reconstruction(label) else "false"
 
-        for metric, rows in (("regret", self.regret), ("rank", self.ranks)):
+        tables = (("regret", self.regret), ("final_gap", self.final_gap), ("rank", self.ranks))
+        for metric, rows in tables:
             for r in rows:
                 c = r.ci
                 bounds = (number(c.mean), number(c.low), number(c.high))
-                writer.writerow((metric, r.policy, "", r.horizon, *bounds, c.n, recon(r.policy)))
+                row = (r.policy, "", r.horizon, *bounds, c.n, recon(r.policy))
+                writer.writerow((metric, self.metric, *row))
         for w in self.win_rates:
             for i, a in enumerate(w.policies):
                 for j, b in enumerate(w.policies):
                     if i != j:
                         value = number(float(w.matrix[i, j]))
-                        writer.writerow(
-                            ("win_rate", a, b, w.horizon, value, "", "", w.units, recon(a))
-                        )
+                        row = (a, b, w.horizon, value, "", "", w.units, recon(a))
+                        writer.writerow(("win_rate", self.metric, *row))
         return out.getvalue()
 
 
@@ -208,12 +221,15 @@ def summarize(
     level: float = 0.95,
     resamples: int = 10_000,
     seed: int = 0,
+    metric: str = "regret",
 ) -> Summary:
-    """Summary of the store at ``path``.
+    """Summary of the store at ``path``: means of both metrics, ranks and win rates by
+    ``metric`` (``regret`` or ``final_gap``).
 
     ``horizons`` restricts every table to those horizons (default: all of the sweep's); win
     rates are given at each chosen horizon, or at the largest one when none is chosen.
     """
+    check_metric(metric)
     store = Store(path)
     spec = store.spec()
     report = store.inspect(full=True)
@@ -233,16 +249,18 @@ def summarize(
         ) from None
     try:
         source = f"(SELECT * FROM rows WHERE horizon IN {in_list(chosen)})"
-        regrets = grouped_values(con, "regret", source)
-        regret = tuple(
-            RegretRow(p, h, interval(regrets[p, h]))
-            for p in labels
-            for h in chosen
-            if (p, h) in regrets
-        )
-        ranks = tuple(average_ranks(con, labels, chosen, interval))
+        means = {}
+        for m in METRICS:
+            values = grouped_values(con, m, source)
+            means[m] = tuple(
+                MeanRow(p, h, interval(values[p, h]))
+                for p in labels
+                for h in chosen
+                if (p, h) in values
+            )
+        ranks = tuple(average_ranks(con, labels, chosen, interval, metric))
         win_horizons = chosen if horizons else chosen[-1:]
-        wins = tuple(win_rates(con, labels, h) for h in win_horizons)
+        wins = tuple(win_rates(con, labels, h, metric) for h in win_horizons)
     finally:
         con.close()
     return Summary(
@@ -250,7 +268,7 @@ def summarize(
         spec.model.description,
         spec.policies,
         chosen,
-        regret,
+        means["regret"],
         ranks,
         wins,
         status.cells_done,
@@ -258,4 +276,6 @@ def summarize(
         ci,
         level,
         status.by_policy,
+        final_gap=means["final_gap"],
+        metric=metric,
     )

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 from rich.console import Console
 
@@ -50,6 +51,7 @@ def sigma_used(params: dict[str, Any], inst: RisingInstance) -> float | None:
 def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
     """The ``--json`` object of ``risingbandits run`` (``sigma_used``: see :func:`sigma_used`)."""
     ci = mean_ci(res.regret)
+    gap = mean_ci(res.final_gap)
     policy = make_policy(res.policy["policy"], **res.policy["params"])
     used = sigma_used(res.policy["params"], inst)
     return {
@@ -69,11 +71,24 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
         "regret_per_seed": res.regret.tolist(),
         "reward_mean": float(res.reward.mean()),
         "reward_per_seed": res.reward.tolist(),
+        "final_gap_mean": gap.mean,
+        "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
+        "final_gap_per_seed": res.final_gap.tolist(),
+        "recommended": res.recommended.tolist(),
         "pulls_mean": res.pulls_mean.tolist(),
         "best_arm": res.best_arm,
         "optimal_value": res.optimal_value,
         "elapsed_s": round(elapsed, 4),
     }
+
+
+def _interval(bounds: list[float | None], digits: int) -> str:
+    """``± half-width  (95% CI [low, high])`` of a ``*_ci95`` pair."""
+    low, high = bounds
+    if low is None or high is None:
+        return "(one seed: no interval)"
+    f = f",.{digits}f"
+    return f"± {(high - low) / 2:{f}}  (95% CI [{low:{f}}, {high:{f}}])"
 
 
 def _print_human(console: Console, data: dict[str, Any]) -> None:
@@ -82,11 +97,6 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
     if shown.get("sigma") == "auto":
         shown["sigma"] = f"auto ({data['sigma_used']:g} used)"
     params = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
-    low, high = data["regret_ci95"]
-    if low is None:
-        ci_text = "(one seed: no interval)"
-    else:
-        ci_text = f"± {(high - low) / 2:,.1f}  (95% CI [{low:,.1f}, {high:,.1f}])"
     tag = "  [reconstruction]" if data["reconstruction"] else ""
     console.print(
         f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
@@ -97,7 +107,17 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
         f"V*(T) = {data['optimal_value']:,.2f}   best fixed arm: {data['best_arm']} "
         f"({names[data['best_arm']]})"
     )
-    console.print(f"regret          {data['regret_mean']:,.2f} {ci_text}")
+    console.print(f"regret          {data['regret_mean']:,.2f} {_interval(data['regret_ci95'], 1)}")
+    console.print(
+        f"final gap       {data['final_gap_mean']:.4f} {_interval(data['final_gap_ci95'], 4)}  "
+        "max_i mu_i(T) - mu_rec(N_rec)"
+    )
+    recommended = np.bincount(data["recommended"], minlength=data["n_arms"])
+    top = int(np.argmax(recommended))
+    console.print(
+        f"recommended     arm {top} ({names[top]}) in {recommended[top]} of "
+        f"{len(data['recommended'])} seeds (the arm each run would deploy)"
+    )
     console.print(f"realised reward {data['reward_mean']:,.2f} (mean over seeds)")
     pulls = "   ".join(f"{i} ({names[i]}): {p:,.1f}" for i, p in enumerate(data["pulls_mean"]))
     console.print(f"pulls per arm   {pulls}")
@@ -139,7 +159,8 @@ def run(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Simulate one policy on one instance for several seeds: regret ± 95% CI, pulls per arm."""
+    """Simulate one policy on one instance for several seeds: regret and final-model gap ± 95%
+    CI, the recommended arm, pulls per arm."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
     if curves is not None:
@@ -167,6 +188,6 @@ def list_items() -> None:
     """Policies and instances, one line each."""
     for name, cls in POLICIES.items():
         horizon = "uses T" if cls().uses_horizon else "horizon-free"
-        typer.echo(f"policy    {name:<14} {cls.summary} [{horizon}]")
+        typer.echo(f"policy    {name:<18} {cls.summary} [{horizon}]")
     for name, summary in instance_names():
         typer.echo(f"instance  {name:<24} {summary}")

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from risingbandits.analysis.ranks import RankRow
 from risingbandits.analysis.stats import MeanCI
-from risingbandits.analysis.summary import RegretRow, Summary, summarize
+from risingbandits.analysis.summary import MeanRow, Summary, summarize
 from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
@@ -54,6 +54,16 @@ class OutputFormat(StrEnum):
 class CIName(StrEnum):
     t = "t"
     bootstrap = "bootstrap"
+
+
+class MetricName(StrEnum):
+    regret = "regret"
+    final_gap = "final-gap"
+
+    @property
+    def column(self) -> str:
+        """The analysis layer's name of the metric (a result column)."""
+        return self.value.replace("-", "_")
 
 
 ExecutorOpt = Annotated[
@@ -254,7 +264,7 @@ def _cell(ci: MeanCI, digits: int) -> str:
 
 
 def _by_policy_table(
-    s: Summary, title: str, rows: Sequence[RegretRow | RankRow], digits: int
+    s: Summary, title: str, rows: Sequence[MeanRow | RankRow], digits: int
 ) -> Table:
     table = Table(title=title)
     table.add_column("policy")
@@ -266,17 +276,31 @@ def _by_policy_table(
     return table
 
 
+METRIC_TITLES = {"regret": "regret", "final_gap": "final-model gap"}
+FINAL_GAP_NOTE = (
+    "final-model gap = max_i mu_i(T) - mu_rec(N_rec): how far the arm each run would deploy, "
+    "trained with the pulls it got, is from the best arm trained with the whole budget"
+)
+
+
 def print_summary(s: Summary, console: Console) -> None:
     """The summary as rich tables with footnotes."""
     level = f"{s.level:.0%}"
     method = "t-interval" if s.ci_method == "t" else "percentile bootstrap"
     head = f"{s.path}: {s.cells_done} / {s.cells_total} cells"
     console.print(head + (f" - {s.description}" if s.description else ""))
+    by = METRIC_TITLES[s.metric]
     console.print(_by_policy_table(s, f"Policy regret (mean ± {level} CI, {method})", s.regret, 1))
-    console.print(_by_policy_table(s, f"Average rank (1 = best; mean ± {level} CI)", s.ranks, 2))
+    if s.final_gap:
+        title = f"Final-model gap (mean ± {level} CI, {method})"
+        console.print(_by_policy_table(s, title, s.final_gap, 4))
+    title = f"Average rank by {by} (1 = best; mean ± {level} CI)"
+    console.print(_by_policy_table(s, title, s.ranks, 2))
     for w in s.win_rates:
         # columns are numbered like the rows, so ten policies fit in 80 columns
-        title = f"Win rate % at T={w.horizon:,} (row beats column, ties 1/2; {w.units} units)"
+        title = (
+            f"Win rate % at T={w.horizon:,} by {by} (row beats column, ties 1/2; {w.units} units)"
+        )
         table = Table(title=title)
         table.add_column("policy", no_wrap=True)
         for k in range(len(w.policies)):
@@ -286,6 +310,8 @@ def print_summary(s: Summary, console: Console) -> None:
             values = ["-" if math.isnan(x) else f"{100 * x:.0f}" for x in row]
             table.add_row(f"{i + 1} {s.display_name(p)}", *values)
         console.print(table)
+    if s.final_gap:
+        console.print(FINAL_GAP_NOTE)
     for note in s.notes:
         console.print(note)
 
@@ -302,11 +328,20 @@ def summary(
         OutputFormat.table
     ),
     ci: Annotated[CIName, typer.Option(help="t (Student t) | bootstrap (percentile).")] = CIName.t,
+    metric: Annotated[
+        MetricName,
+        typer.Option(
+            help="What ranks and win rates rank by: regret | final-gap (lower is better)."
+        ),
+    ] = MetricName.regret,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
 ) -> None:
-    """Mean regret ± 95% CI, average rank ± CI and pairwise win rates per horizon."""
-    s = summarize(directory, horizon, ci=ci.value, resamples=resamples, seed=seed)
+    """Mean regret and final-model gap ± 95% CI, average rank ± CI and pairwise win rates (by
+    --metric) per horizon."""
+    s = summarize(
+        directory, horizon, ci=ci.value, resamples=resamples, seed=seed, metric=metric.column
+    )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(s.to_dict(), indent=2, allow_nan=False))
     elif fmt is OutputFormat.csv:

@@ -1,5 +1,5 @@
-"""Shared compiled pieces of policies: argmax with seeded ties, forced round robin (and how it
-shows in a trace), [0, 1] clip.
+"""Shared compiled pieces of policies: argmax with seeded ties, the lowest active arm (round robin
+over a set of arms, eliminations), forced round robin (and how it shows in a trace), [0, 1] clip.
 
 Compiled helpers (see :func:`risingbandits._jit.helper`): they are compiled into the kernels that
 call them.
@@ -40,6 +40,49 @@ def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
                 return i
             pick -= 1
     return best
+
+
+@helper
+def lowest_ties(active: np.ndarray, values: np.ndarray) -> tuple[int, int]:
+    """(the first active arm with the lowest value, how many active arms share that value);
+    (-1, 0) when no arm is active."""
+    best = -1
+    count = 0
+    for i in range(active.shape[0]):
+        if active[i]:
+            if best < 0 or values[i] < values[best]:
+                best = i
+                count = 1
+            elif values[i] == values[best]:
+                count += 1
+    return best, count
+
+
+@helper
+def nth_tied(active: np.ndarray, values: np.ndarray, first: int, k: int) -> int:
+    """The k-th (from 0) active arm whose value equals ``values[first]``, from ``first`` on."""
+    for i in range(first, active.shape[0]):
+        if active[i] and values[i] == values[first]:
+            if k == 0:
+                return i
+            k -= 1
+    return first
+
+
+@helper
+def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
+    """The active arm with the lowest value (-1 when none is active); ties go uniformly at random
+    (``rng``, only drawn on a tie) or to the lowest index.
+
+    With ``values`` = pull counts it is a round robin over the active arms (elimination methods);
+    with a statistic, the arm an elimination step rejects. Inside an ``update`` call
+    :func:`lowest_ties` and :func:`nth_tied` directly, with the draw at the update's level
+    (see :mod:`~risingbandits.policies.budget.phases`).
+    """
+    best, count = lowest_ties(active, values)
+    if count <= 1 or tie_first:
+        return best
+    return nth_tied(active, values, best, rng_below(rng, count))
 
 
 @helper

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from risingbandits.policies import restarting, rising, sliding_window
+from risingbandits.policies import budget, restarting, rising, sliding_window
 from risingbandits.policies.base import Policy
 from risingbandits.policies.classic import UCB1
 from risingbandits.policies.cure import CureUCB, CureUCBDet
@@ -15,6 +15,7 @@ _CLASSES: tuple[type[Policy], ...] = (
     *rising.POLICY_CLASSES,
     *sliding_window.POLICY_CLASSES,
     *restarting.POLICY_CLASSES,
+    *budget.POLICY_CLASSES,
     CureUCBDet,
     UCB1,
 )

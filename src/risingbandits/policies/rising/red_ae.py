@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import Param, Policy, sigma_param
-from risingbandits.policies.common import best_active, show_active
+from risingbandits.policies.common import best_active, lowest_active, show_active
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.rising.linefit import line_fit
@@ -33,20 +33,15 @@ class AeState(NamedTuple):
 def _select(state: AeState, t: int, rng: np.ndarray) -> int:
     show_active(state.scores, state.terms, state.active, state.values)
     # Round robin over the active arms: the one with the fewest pulls, lowest index first.
-    best = -1
-    for i in range(state.active.shape[0]):
-        if state.active[i] and (best < 0 or state.hist.counts[i] < state.hist.counts[best]):
-            best = i
-    return best
+    return lowest_active(state.active, state.hist.counts, rng, True)
 
 
 def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
-    hist = state.hist
-    history_push(hist, arm, reward)
-    noise_observe(state.noise, hist, arm)
-    n = hist.counts[arm]
+    history_push(state.hist, arm, reward)
+    noise_observe(state.noise, state.hist, arm)
+    n = state.hist.counts[arm]
     for i in range(state.active.shape[0]):
-        if state.active[i] and hist.counts[i] != n:
+        if state.active[i] and state.hist.counts[i] != n:
             return  # the cycle over the active arms is not complete
     if n < 2:
         return
@@ -56,7 +51,7 @@ def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) ->
     width_scale = noise_sigma(state.noise) * state.width_log
     for i in range(state.active.shape[0]):
         if state.active[i]:
-            mean, slope, mean_l, s_ll = line_fit(hist, i, 0, n)
+            mean, slope, mean_l, s_ll = line_fit(state.hist, i, 0, n)
             lever = target - mean_l
             state.values[i] = remaining * (mean + slope * lever)
             state.widths[i] = remaining * width_scale * math.sqrt(1.0 / n + lever * lever / s_ll)

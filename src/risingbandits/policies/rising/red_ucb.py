@@ -25,15 +25,9 @@ from risingbandits.policies.noise_level import (
     noise_observe,
     noise_sigma,
 )
+from risingbandits.policies.projection import projected_mean
 from risingbandits.policies.trace import finite_point
-from risingbandits.policies.windows import (
-    ArmHistory,
-    floor_fraction,
-    history_push,
-    new_history,
-    weighted_window_sum,
-    window_sum,
-)
+from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
 
 
 class RedState(NamedTuple):
@@ -56,20 +50,14 @@ def red_index_terms(
     """(mu_hat_i(t), beta_i(t)) of B_i(t) with window h >= 1 (spec 3.2, closed form of 3.3).
 
     mu_hat = (1/h) sum_{l=N-h+1..N} [X(l) + (t - l)(X(l) - X(l-h))/h]
-           = A/h + [t (A - B) - C + D + h B]/h^2, with A, C the sums of X(l), l X(l) over the
-    last h pulls and B, D those over the h pulls before; pulls before the first count as 0.
+    (:func:`~risingbandits.policies.projection.projected_mean` to round t);
     beta = sigma (t - N + h - 1) sqrt(10 ln(1/delta) / h^3).
     """
     n = hist.counts[arm]
-    a = window_sum(hist, arm, n - h, n)
-    b = window_sum(hist, arm, n - 2 * h, n - h)
-    c = weighted_window_sum(hist, arm, n - h, n)
-    d = weighted_window_sum(hist, arm, n - 2 * h, n - h)
-    hf = float(h)
-    estimate = a / hf + (t * (a - b) - c + d + hf * b) / (hf * hf)
+    estimate = projected_mean(hist.prefix, hist.wprefix, arm, n, h, t)
     bonus = 0.0
     if sigma > 0.0:
-        bonus = sigma * (t - n + h - 1) * math.sqrt(10.0 * log_inv_delta / hf**3)
+        bonus = sigma * (t - n + h - 1) * math.sqrt(10.0 * log_inv_delta / float(h) ** 3)
     return estimate, bonus
 
 
