@@ -158,6 +158,7 @@ class PhasePolicy(Policy):
     window; subclasses give :meth:`schedule` and :meth:`window`. They all use the horizon."""
 
     trace_terms = ("statistic", "eliminated")
+    trace_kind = "elimination"
     random_order: ClassVar[bool] = False
     """Pull order within a phase: ties of the fewest-pulls rule at random (else lowest index)."""
 
