@@ -24,7 +24,7 @@ def estimate(rewards: np.ndarray) -> float:
     for j in range(n):
         for arm in range(n_arms):
             history_push(hist, arm, float(rewards[arm, j]))
-            noise_observe(level, hist, arm)
+            noise_observe(level, hist.prefix, arm, int(hist.counts[arm]))
     return float(noise_sigma(level))
 
 

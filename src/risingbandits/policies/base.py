@@ -122,7 +122,7 @@ class Param:
         return self.validate(owner, value)
 
 
-def sigma_param(doc: str, default: float = 0.1) -> Param:
+def sigma_param(doc: str, default: float | str = 0.1) -> Param:
     """The noise level of a policy's confidence terms: a number, ``auto`` (the instance's
     sub-Gaussian proxy) or ``estimate`` (online, :mod:`~risingbandits.policies.noise_level`)."""
     return Param("sigma", default, doc, low=0.0, special=("auto", "estimate"))

@@ -31,14 +31,13 @@ def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
             count = 1
         elif v == top:
             count += 1
-    if count == 1 or tie_first:
-        return best
-    pick = rng_below(rng, count)
-    for i in range(best, values.shape[0]):
-        if values[i] == top:
-            if pick == 0:
-                return i
-            pick -= 1
+    if count > 1 and not tie_first:
+        pick = rng_below(rng, count)
+        for i in range(best, values.shape[0]):
+            if values[i] == top:
+                if pick == 0:
+                    best = i
+                pick -= 1
     return best
 
 

@@ -89,7 +89,7 @@ def _select(state: CureState, t: int, rng: np.ndarray) -> int:
 
 def _update(state: CureState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
-    noise_observe(state.noise, state.hist, arm)
+    noise_observe(state.noise, state.hist.prefix, arm, state.hist.counts[arm])
 
 
 register_kernel(CureState, _select, _update)

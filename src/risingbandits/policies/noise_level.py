@@ -36,7 +36,6 @@ from numba.core import types
 from numba.extending import overload
 
 from risingbandits._jit import helper
-from risingbandits.policies.windows import ArmHistory
 
 PRIOR_SIGMA = 0.25
 """Prior noise level (half the bound of any [0, 1] score)."""
@@ -76,17 +75,17 @@ def _estimate(stats: np.ndarray) -> float:
 
 
 @helper
-def _observe(stats: np.ndarray, hist: ArmHistory, arm: int) -> None:
-    n = hist.counts[arm]
-    if n < 3:
-        return
-    p = hist.prefix
-    x0 = p[arm, n] - p[arm, n - 1]
-    x1 = p[arm, n - 1] - p[arm, n - 2]
-    x2 = p[arm, n - 2] - p[arm, n - 3]
+def _observe(stats: np.ndarray, prefix: np.ndarray, arm: int, n: int) -> None:
+    # without a branch: kernel.py, speed (before the third pull the weight is 0)
+    m = min(max(n, 3), prefix.shape[1] - 1)
+    x0 = prefix[arm, m] - prefix[arm, m - 1]
+    x1 = prefix[arm, m - 1] - prefix[arm, m - 2]
+    x2 = prefix[arm, m - 2] - prefix[arm, m - 3]
     r = x0 - 2.0 * x1 + x2
-    stats[0] = _KEEP * stats[0] + r * r / 6.0
-    stats[1] = _KEEP * stats[1] + 1.0
+    taken = n >= 3
+    keep = _KEEP if taken else 1.0
+    stats[0] = keep * stats[0] + (r * r / 6.0 if taken else 0.0)
+    stats[1] = keep * stats[1] + (1.0 if taken else 0.0)
 
 
 def noise_sigma(level: NoiseLevel) -> float:
@@ -96,11 +95,13 @@ def noise_sigma(level: NoiseLevel) -> float:
     return level.fixed
 
 
-def noise_observe(level: NoiseLevel, hist: ArmHistory, arm: int) -> None:
-    """Take the residual of ``arm``'s newest reward (call after it entered ``hist``); nothing
-    for a given sigma."""
+def noise_observe(level: NoiseLevel, prefix: np.ndarray, arm: int, n: int) -> None:
+    """Take the residual of ``arm``'s newest reward, its n-th (call after it entered the prefix
+    sums ``prefix``, an :class:`~risingbandits.policies.windows.ArmHistory`'s); nothing for a
+    given sigma. Kernels pass the history's arrays, not the history: a nested tuple handed
+    down two levels keeps reference counting in the step (kernel.py, speed)."""
     if isinstance(level, EstimatedNoiseLevel):
-        _observe(level.stats, hist, arm)
+        _observe(level.stats, prefix, arm, n)
 
 
 def _estimated(level: types.Type) -> bool:
@@ -117,7 +118,7 @@ def _noise_sigma_overload(level):
 
 
 @overload(noise_observe, inline="always")
-def _noise_observe_overload(level, hist, arm):
+def _noise_observe_overload(level, prefix, arm, n):
     if _estimated(level):
-        return lambda level, hist, arm: _observe(level.stats, hist, arm)
-    return lambda level, hist, arm: None
+        return lambda level, prefix, arm, n: _observe(level.stats, prefix, arm, n)
+    return lambda level, prefix, arm, n: None

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from risingbandits.policies import budget, restarting, rising, sliding_window
+from risingbandits.policies.ace import AceUCB
 from risingbandits.policies.base import Policy
 from risingbandits.policies.classic import UCB1
 from risingbandits.policies.cure import CureUCB, CureUCBDet
@@ -16,6 +17,7 @@ _CLASSES: tuple[type[Policy], ...] = (
     *sliding_window.POLICY_CLASSES,
     *restarting.POLICY_CLASSES,
     *budget.POLICY_CLASSES,
+    AceUCB,
     CureUCBDet,
     UCB1,
 )

@@ -59,7 +59,7 @@ def _update(state: UcbeState, arm: int, reward: float, t: int, rng: np.ndarray) 
             state.hist.prefix, state.hist.wprefix, arm, n, h, state.horizon
         )
         state.widths[arm] = bonus_width(state.horizon, n, h, state.root_a)
-    noise_observe(state.noise, state.hist, arm)
+    noise_observe(state.noise, state.hist.prefix, arm, state.hist.counts[arm])
 
 
 def _recommend(state: UcbeState, counts: np.ndarray, last: np.ndarray) -> int:

@@ -38,7 +38,7 @@ def _select(state: AeState, t: int, rng: np.ndarray) -> int:
 
 def _update(state: AeState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
-    noise_observe(state.noise, state.hist, arm)
+    noise_observe(state.noise, state.hist.prefix, arm, state.hist.counts[arm])
     n = state.hist.counts[arm]
     for i in range(state.active.shape[0]):
         if state.active[i] and state.hist.counts[i] != n:

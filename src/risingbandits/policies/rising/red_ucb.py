@@ -81,7 +81,7 @@ def _select(state: RedState, t: int, rng: np.ndarray) -> int:
 
 def _update(state: RedState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     history_push(state.hist, arm, reward)
-    noise_observe(state.noise, state.hist, arm)
+    noise_observe(state.noise, state.hist.prefix, arm, state.hist.counts[arm])
 
 
 register_kernel(RedState, _select, _update)
