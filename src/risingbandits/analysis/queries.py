@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 ANALYSIS_COLUMNS = ("instance", "seed", "horizon", "policy", "regret", "final_gap")
 METRICS = ("regret", "final_gap")
@@ -24,17 +25,45 @@ def check_metric(metric: str) -> str:
     return metric
 
 
-def connect(parts: Sequence[str | Path]) -> duckdb.DuckDBPyConnection:
+HorizonKeys = Sequence[tuple[str, int, int]]
+"""(instance id, horizon, key) rows: the analysis groups the row of that instance and horizon
+under ``key`` (a sweep with horizon percents: ``Spec.horizon_keys``)."""
+
+
+def analysis_select(con: duckdb.DuckDBPyConnection, keys: HorizonKeys | None = None) -> str:
+    """SQL of the analysis columns of the Parquet files given as its one parameter; with
+    ``keys`` each row's ``horizon`` is replaced by its key (registered on ``con``)."""
+    if keys is None:
+        return f"SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)"
+    ids, horizons, values = zip(*keys, strict=True) if keys else ((), (), ())
+    table = pa.table(
+        {
+            "instance": pa.array(ids, pa.string()),
+            "horizon": pa.array(horizons, pa.int64()),
+            "key": pa.array(values, pa.int64()),
+        }
+    )
+    con.register("horizon_keys", table)
+    columns = ", ".join(
+        "k.key AS horizon" if c == "horizon" else f"r.{c}" for c in ANALYSIS_COLUMNS
+    )
+    return (
+        f"SELECT {columns} FROM read_parquet(?) r JOIN horizon_keys k "
+        "ON r.instance = k.instance AND r.horizon = k.horizon"
+    )
+
+
+def connect(
+    parts: Sequence[str | Path], keys: HorizonKeys | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a table ``rows``: the columns the analysis needs,
-    read once from the given Parquet files (every later query runs in memory)."""
+    read once from the given Parquet files (every later query runs in memory), horizons
+    replaced by ``keys`` when given."""
     if not parts:
         raise ValueError("no result files to read")
     con = duckdb.connect()
     try:
-        con.execute(
-            f"CREATE TABLE rows AS SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)",
-            [[str(p) for p in parts]],
-        )
+        con.execute(f"CREATE TABLE rows AS {analysis_select(con, keys)}", [[str(p) for p in parts]])
     except duckdb.BinderException as exc:
         con.close()
         found = re.search(r'column "([^"]+)" not found', str(exc))

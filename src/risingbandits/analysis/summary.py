@@ -84,6 +84,12 @@ class Summary:
     final_gap: tuple[MeanRow, ...] = ()
     metric: str = "regret"
     """What ``ranks`` and ``win_rates`` rank by: ``regret`` or ``final_gap``."""
+    relative: bool = False
+    """Horizons are percents of each instance's full horizon (``horizon_percents``)."""
+
+    def horizon_text(self, horizon: int) -> str:
+        """``T=5,000``, or ``20% of full T`` in a sweep with horizon percents."""
+        return f"{horizon}% of full T" if self.relative else f"T={horizon:,}"
 
     def display_name(self, label: str) -> str:
         """The label, with ``*`` for a reconstruction."""
@@ -134,6 +140,7 @@ class Summary:
             "ci": self.ci_method,
             "level": self.level,
             "horizons": list(self.horizons),
+            "horizons_relative": self.relative,
             "policies": [
                 {
                     "label": p.label,
@@ -173,19 +180,22 @@ class Summary:
         def recon(label: str) -> str:
             return "true" if self.is_reconstruction(label) else "false"
 
+        def horizon(h: int) -> str | int:
+            return f"{h}%" if self.relative else h
+
         tables = (("regret", self.regret), ("final_gap", self.final_gap), ("rank", self.ranks))
         for metric, rows in tables:
             for r in rows:
                 c = r.ci
                 bounds = (number(c.mean), number(c.low), number(c.high))
-                row = (r.policy, "", r.horizon, *bounds, c.n, recon(r.policy))
+                row = (r.policy, "", horizon(r.horizon), *bounds, c.n, recon(r.policy))
                 writer.writerow((metric, self.metric, *row))
         for w in self.win_rates:
             for i, a in enumerate(w.policies):
                 for j, b in enumerate(w.policies):
                     if i != j:
                         value = number(float(w.matrix[i, j]))
-                        row = (a, b, w.horizon, value, "", "", w.units, recon(a))
+                        row = (a, b, horizon(w.horizon), value, "", "", w.units, recon(a))
                         writer.writerow(("win_rate", self.metric, *row))
         return out.getvalue()
 
@@ -201,14 +211,17 @@ def interval_function(
     raise ValueError(f"ci={method!r} is not allowed: use one of {', '.join(CI_METHODS)}")
 
 
-def _chosen_horizons(available: tuple[int, ...], wanted: Sequence[int] | None) -> tuple[int, ...]:
+def _chosen_horizons(
+    available: tuple[int, ...], wanted: Sequence[int] | None, relative: bool
+) -> tuple[int, ...]:
     if not wanted:
         return available
     for h in wanted:
         if h not in available:
+            unit = " (percents of each instance's full horizon)" if relative else ""
             raise ValueError(
                 f"horizon={h} is not allowed: the sweep has horizons "
-                f"{', '.join(str(a) for a in available)}"
+                f"{', '.join(str(a) for a in available)}{unit}"
             )
     return tuple(sorted(set(wanted)))
 
@@ -226,8 +239,9 @@ def summarize(
     """Summary of the store at ``path``: means of both metrics, ranks and win rates by
     ``metric`` (``regret`` or ``final_gap``).
 
-    ``horizons`` restricts every table to those horizons (default: all of the sweep's); win
-    rates are given at each chosen horizon, or at the largest one when none is chosen.
+    ``horizons`` restricts every table to those horizons (default: all of the sweep's; percents
+    in a sweep with horizon percents); win rates are given at each chosen horizon, or at the
+    largest one when none is chosen.
     """
     check_metric(metric)
     store = Store(path)
@@ -237,11 +251,11 @@ def summarize(
     status = store.status(report)
     if not parts:
         raise StoreError(f"{store.path} has no finished task yet: run or resume the sweep first")
-    chosen = _chosen_horizons(spec.horizons, horizons)
+    chosen = _chosen_horizons(spec.horizons, horizons, spec.relative)
     interval = interval_function(ci, level, resamples, seed)
     labels = [p.label for p in spec.policies]
     try:
-        con = connect(parts)
+        con = connect(parts, spec.horizon_keys())
     except duckdb.Error as exc:
         raise StoreError(
             f"{store.path}: a part cannot be read ({str(exc).splitlines()[0]}): run "
@@ -278,4 +292,5 @@ def summarize(
         status.by_policy,
         final_gap=means["final_gap"],
         metric=metric,
+        relative=spec.relative,
     )

@@ -269,7 +269,7 @@ def _by_policy_table(
     table = Table(title=title)
     table.add_column("policy")
     for h in s.horizons:
-        table.add_column(f"T={h:,}", justify="right")
+        table.add_column(s.horizon_text(h), justify="right")
     cells = {(r.policy, r.horizon): _cell(r.ci, digits) for r in rows}
     for p in s.policies:
         table.add_row(s.display_name(p.label), *(cells.get((p.label, h), "-") for h in s.horizons))
@@ -299,7 +299,8 @@ def print_summary(s: Summary, console: Console) -> None:
     for w in s.win_rates:
         # columns are numbered like the rows, so ten policies fit in 80 columns
         title = (
-            f"Win rate % at T={w.horizon:,} by {by} (row beats column, ties 1/2; {w.units} units)"
+            f"Win rate % at {s.horizon_text(w.horizon)} by {by} (row beats column, ties 1/2; "
+            f"{w.units} units)"
         )
         table = Table(title=title)
         table.add_column("policy", no_wrap=True)
@@ -322,7 +323,10 @@ def summary(
     directory: Annotated[Path, typer.Argument(help="Results directory of a sweep.")],
     horizon: Annotated[
         list[int] | None,
-        typer.Option(help="Only this horizon (repeatable); win rates at each one given."),
+        typer.Option(
+            help="Only this horizon (repeatable; a percent in a sweep of horizon_percents); "
+            "win rates at each one given."
+        ),
     ] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="table | csv | json.")] = (
         OutputFormat.table

@@ -19,7 +19,8 @@ TARGET_STEPS = 8_000_000
 
 @dataclass(frozen=True)
 class Task:
-    """One unit of work: all horizons of one (instance, policy) pair for a chunk of seeds."""
+    """One unit of work: all horizons of one (instance, policy) pair for a chunk of seeds (the
+    instance's own horizons when the spec gives percents of full horizons)."""
 
     id: str
     instance: InstanceRef
@@ -74,15 +75,16 @@ def make_plan(spec: Spec, target_steps: int = TARGET_STEPS) -> Plan:
         raise ValueError(f"target_steps={target_steps} is not allowed: use an integer >= 1")
     tasks = []
     for i, inst in enumerate(spec.instances):
+        horizons = spec.horizons_of(inst)
         for p, pol in enumerate(spec.policies):
-            per_seed = steps_per_seed(pol, spec.horizons)
+            per_seed = steps_per_seed(pol, horizons)
             for chunk in seed_chunks(spec.seeds, per_seed, target_steps):
                 tasks.append(
                     Task(
                         f"i{i:05d}-p{p:03d}-s{chunk.start:05d}",
                         inst,
                         pol,
-                        spec.horizons,
+                        horizons,
                         chunk,
                         spec.sweep_seed,
                     )

@@ -24,6 +24,11 @@ optional label), horizons, seeds per instance, a noise model and a sweep seed::
     params = { sigma = 1.0 }
     label = "cure-ucb[sigma=1]"
 
+``horizon_percents = [20, 60, 100]`` in place of ``horizons`` gives every instance its own
+horizons: those percents of its full horizon (``meta["full_horizon"]``, e.g. lcdb-v1's), each
+``max(1, round(p x full / 100))`` (halves up). Rows then carry each run's own horizon and the
+analysis groups them by percent.
+
 Every mistake is a :class:`SpecError` whose one line names the key (``policies[2].params.eps``),
 the value and what is allowed.
 """
@@ -47,6 +52,7 @@ from risingbandits.instances.families import (
     FAMILIES,
     check_request,
     family_instance,
+    full_horizons,
     instance_ids,
 )
 from risingbandits.instances.memory import bytes_text
@@ -141,23 +147,45 @@ class PolicyEntry(_Strict):
     label: Annotated[str, Field(min_length=1)] | None = None
 
 
+HORIZON_KEYS = ("horizons", "horizon_percents")
+
+
 class SweepModel(_Strict):
     """The whole spec."""
 
     description: str = ""
     sweep_seed: Annotated[int, Field(ge=0)]
     seeds: Annotated[int, Field(ge=1)]
-    horizons: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
+    horizons: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
+    horizon_percents: (
+        Annotated[list[Annotated[int, Field(ge=1, le=100)]], Field(min_length=1)] | None
+    ) = None
     noise: str | None = None
     instances: Annotated[list[InstanceSource], Field(min_length=1)]
     policies: Annotated[list[PolicyEntry], Field(min_length=1)]
 
-    @field_validator("horizons")
+    @field_validator("horizons", "horizon_percents")
     @classmethod
-    def _sorted_horizons(cls, value: list[int]) -> list[int]:
-        return sorted(set(value))
+    def _sorted_horizons(cls, value: list[int] | None) -> list[int] | None:
+        return None if value is None else sorted(set(value))
 
     _noise = field_validator("noise")(_noise_text)
+
+    @model_validator(mode="after")
+    def _one_grid(self) -> SweepModel:
+        given = [k for k in HORIZON_KEYS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"give exactly one of {', '.join(HORIZON_KEYS)} (got {', '.join(given) or 'none'})"
+            )
+        return self
+
+    @property
+    def grid(self) -> list[int]:
+        """The horizons, or the percents of each instance's full horizon."""
+        grid = self.horizons if self.horizons is not None else self.horizon_percents
+        assert grid is not None  # one of the two, checked above
+        return grid
 
 
 @dataclass(frozen=True)
@@ -176,6 +204,8 @@ class InstanceRef:
     params_json: str = "{}"
     noise: str | None = None
     allow_decreasing: bool = False
+    full_horizon: int | None = None
+    """The longest table the instance allows (set for sweeps with ``horizon_percents``)."""
 
     def build(self, horizon: int) -> RisingInstance:
         """The instance with a mean table of length ``horizon``."""
@@ -234,7 +264,29 @@ class Spec:
 
     @property
     def horizons(self) -> tuple[int, ...]:
-        return tuple(self.model.horizons)
+        """What results are grouped by: the horizons, or with :attr:`relative` the percents of
+        each instance's full horizon (:meth:`horizons_of` gives an instance's own)."""
+        return tuple(self.model.grid)
+
+    @property
+    def relative(self) -> bool:
+        """Whether horizons are percents of each instance's full horizon."""
+        return self.model.horizon_percents is not None
+
+    def horizons_of(self, ref: InstanceRef) -> tuple[int, ...]:
+        """The horizons instance ``ref`` is run at (ascending, one per :attr:`horizons`)."""
+        return instance_horizons(self.model, ref)
+
+    def horizon_keys(self) -> list[tuple[str, int, int]] | None:
+        """With :attr:`relative`: (instance id, horizon, percent) of every instance's horizons;
+        None otherwise (a row's horizon is its key)."""
+        if not self.relative:
+            return None
+        return [
+            (ref.id, h, p)
+            for ref in self.instances
+            for h, p in zip(self.horizons_of(ref), self.horizons, strict=True)
+        ]
 
     @property
     def seeds(self) -> int:
@@ -255,8 +307,9 @@ class Spec:
         """The :attr:`hash` this spec would have if its mean-table files had the SHA-256
         digests ``inputs`` (``means_file`` as written -> digest): tells a changed input file
         from a changed spec."""
+        unset = {k for k in HORIZON_KEYS if getattr(self.model, k) is None}  # as before percents
         canonical = {
-            "spec": self.model.model_dump(mode="json", exclude={"policies", "description"}),
+            "spec": self.model.model_dump(mode="json", exclude={"policies", "description", *unset}),
             "policies": [
                 {"label": p.label, "name": p.name, "params": p.params} for p in self.policies
             ],
@@ -350,8 +403,18 @@ def _source_refs(
         assert src.count is not None and src.generator_seed is not None
         params = json.dumps(src.params, sort_keys=True)
         ids = instance_ids(src.family, src.count, src.generator_seed, **src.params)
+        fulls = full_horizons(src.family, src.count, src.generator_seed, **src.params)
         return [
-            InstanceRef("family", ident, src.family, j, src.generator_seed, params, noise)
+            InstanceRef(
+                "family",
+                ident,
+                src.family,
+                j,
+                src.generator_seed,
+                params,
+                noise,
+                full_horizon=None if fulls is None else fulls[j],
+            )
             for j, ident in enumerate(ids)
         ]
     if src.named is not None:
@@ -369,13 +432,43 @@ def _source_refs(
     ]
 
 
+def instance_horizons(model: SweepModel, ref: InstanceRef) -> tuple[int, ...]:
+    """The horizons ``ref`` is run at: the spec's, or its percents of the instance's full
+    horizon (``max(1, round(p x full / 100))``, halves up)."""
+    if model.horizon_percents is None:
+        return tuple(model.grid)
+    assert ref.full_horizon is not None  # checked by _check_relative
+    return tuple(max(1, (p * ref.full_horizon + 50) // 100) for p in model.horizon_percents)
+
+
+def _check_relative(model: SweepModel, i: int, group: list[InstanceRef]) -> None:
+    """With ``horizon_percents``: every instance has a full horizon and distinct horizons."""
+    if model.horizon_percents is None:
+        return
+    for ref in group:
+        if ref.full_horizon is None:
+            raise SpecError(
+                f"instances[{i}]: horizon_percents needs instances with a full horizon (a "
+                f"family such as lcdb-v1); {ref.id} has none: give horizons instead"
+            )
+        hs, percents = instance_horizons(model, ref), model.horizon_percents
+        for k in range(1, len(hs)):
+            if hs[k] == hs[k - 1]:  # ascending: equal horizons are neighbours
+                raise SpecError(
+                    f"horizon_percents: {percents[k - 1]}% and {percents[k]}% give the same "
+                    f"horizon {hs[k]} on {ref.id} (full horizon {ref.full_horizon}): use "
+                    "percents further apart"
+                )
+
+
 def _instance_refs(
     model: SweepModel, base_dir: Path
 ) -> tuple[tuple[InstanceRef, ...], tuple[tuple[str, str], ...]]:
     refs: list[InstanceRef] = []
     owner: dict[str, int] = {}
     inputs: list[tuple[str, str]] = []
-    t_max = max(model.horizons)
+    # percents of full horizons never exceed them: only absolute horizons are checked
+    t_max = max(model.grid) if model.horizon_percents is None else 1
     for i, src in enumerate(model.instances):
         allowed = FAMILIES[src.family].params if src.family is not None else ()
         for key in src.params:
@@ -390,11 +483,15 @@ def _instance_refs(
                 check_request(src.family, src.count, src.generator_seed, t_max, **src.params)
             except ValueError as exc:
                 raise SpecError(f"instances[{i}]: {exc}") from None
+        key = next(k for k in SOURCE_KEYS if getattr(src, k) is not None)
         try:
             group = _source_refs(src, model.noise, base_dir)
-            group[0].build(t_max)  # checks files, family parameters and table length once
         except ValueError as exc:
-            key = next(k for k in SOURCE_KEYS if getattr(src, k) is not None)
+            raise SpecError(f"instances[{i}].{key}: {exc}") from None
+        _check_relative(model, i, group)
+        try:  # checks files, family parameters and table length once
+            group[0].build(max(instance_horizons(model, group[0])))
+        except ValueError as exc:
             raise SpecError(f"instances[{i}].{key}: {exc}") from None
         for ref in group:
             if ref.id in owner:
@@ -431,11 +528,11 @@ def _check_size(model: SweepModel) -> None:
     """Refuse a sweep of more than :data:`MAX_CELLS` cells, with the size it would need."""
     n_instances = sum(src.count or 1 for src in model.instances)
     n_policies = len(model.policies)
-    cells = n_instances * n_policies * len(model.horizons) * model.seeds
+    cells = n_instances * n_policies * len(model.grid) * model.seeds
     if cells > MAX_CELLS:
         raise SpecError(
             f"seeds: seeds={model.seeds:,} is not allowed: {n_instances:,} instances x "
-            f"{n_policies} policies x {len(model.horizons)} horizons x {model.seeds:,} seeds "
+            f"{n_policies} policies x {len(model.grid)} horizons x {model.seeds:,} seeds "
             f"make {cells:,} cells (result rows, at least {bytes_text(BYTES_PER_ROW * cells)} on "
             f"disk); a sweep holds at most {MAX_CELLS:,}: use fewer seeds or split the sweep"
         )

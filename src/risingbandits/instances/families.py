@@ -370,6 +370,18 @@ def family_size(name: str, seed: int = 0, **params: Any) -> int | None:
     return None if fam.random else 1
 
 
+def full_horizons(name: str, count: int, seed: int = 0, **params: Any) -> list[int] | None:
+    """The full horizon (longest table) of each of the first ``count`` instances, or None for
+    a family whose instances have none (a random family: any horizon)."""
+    members = family(name).members
+    if members is None:
+        return None
+    listed = members(seed, params)[:count]
+    if any(m.get("full_horizon") is None for m in listed):
+        return None
+    return [int(m["full_horizon"]) for m in listed]
+
+
 def check_request(name: str, count: int, seed: int, horizon: int, **params: Any) -> None:
     """Refuse ``count`` instances beyond the family's size, and a ``horizon`` longer than the
     full horizon of one of them (one line naming the value and what is allowed)."""
@@ -384,9 +396,8 @@ def check_request(name: str, count: int, seed: int, horizon: int, **params: Any)
                 f"family {name}{_where(params)} has {size} instances, use a count from 1 to {size}"
             )
         raise ValueError(f"count={count} is not allowed: {allowed}")
-    members = family(name).members
-    fulls = [m.get("full_horizon") for m in members(seed, params)[:count]] if members else []
-    limit = min((f for f in fulls if f is not None), default=None)
+    fulls = full_horizons(name, count, seed, **params)
+    limit = min(fulls, default=None) if fulls is not None else None
     if limit is not None and horizon > limit:
         raise ValueError(
             f"horizon={horizon} is not allowed for the first {count} instances of "

@@ -18,7 +18,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from risingbandits.analysis.queries import ANALYSIS_COLUMNS, grouped_values
+from risingbandits.analysis.queries import analysis_select, grouped_values
 from risingbandits.analysis.ranks import complete_units, unit_ranks
 from risingbandits.analysis.stats import MeanCI, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
@@ -121,13 +121,14 @@ def store_labels(path: Path) -> tuple[tuple[str, ...], frozenset[str], frozenset
 
 
 def read_rows(store: Path) -> pa.Table:
-    """The analysis columns of every finished part of ``store`` (read once, kept by callers)."""
+    """The analysis columns of every finished part of ``store`` (read once, kept by callers);
+    in a sweep with horizon percents, ``horizon`` is the percent."""
     parts = [str(p) for p in Store(store).verified_parts()]
     if not parts:
         raise StoreError(f"{store} has no finished task yet")
     con = duckdb.connect()
     try:
-        query = f"SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)"
+        query = analysis_select(con, Store(store).spec().horizon_keys())
         return con.sql(query, params=[parts]).to_arrow_table()
     finally:
         con.close()
