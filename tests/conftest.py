@@ -50,3 +50,19 @@ def lcdb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RISINGBANDITS_LCDB_DIR", str(folder))
     monkeypatch.setattr(lcdb_table, "user_cache_root", lambda: tmp_path / "cache")
     return folder
+
+
+@pytest.fixture(scope="session")
+def reproduction_quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``risingbandits reproduce all --quick``, run once and shared by the reproduction tests."""
+    from typer.testing import CliRunner
+
+    from risingbandits.cli import app
+
+    if not (IMDB_CURVES / "curves.npz").is_file():
+        pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES}")
+    out = tmp_path_factory.mktemp("reproduce") / "out"
+    args = ["reproduce", "all", "--quick", "--out", str(out), "--workers", "2"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return out

@@ -57,26 +57,17 @@ FIGURES = (
     "fig3-intro-stages",
     "why-ltf-bonus",
     "why-imdb-lock-in",
+    "select-imdb",
+    "select-imdb29",
+    "select-lcdb",
+    "heldout-ratio",
+    "heldout-bars",
 )
 
 
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory, imdb_curves_dir: Path) -> Path:
-    out = tmp_path_factory.mktemp("reproduce") / "out"
-    result = runner.invoke(
-        app, ["reproduce", "all", "--quick", "--out", str(out), "--workers", "2"]
-    )
-    assert result.exit_code == 0, result.output
-    return out
-
-
-@pytest.fixture(scope="module")
-def imdb_curves_dir() -> Path:  # module scope for the module fixture above
-    from conftest import IMDB_CURVES
-
-    if not (IMDB_CURVES / "curves.npz").is_file():
-        pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES}")
-    return IMDB_CURVES
+@pytest.fixture
+def quick(reproduction_quick: Path) -> Path:
+    return reproduction_quick
 
 
 def png_size(path: Path) -> tuple[int, int]:

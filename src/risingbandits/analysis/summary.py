@@ -55,6 +55,11 @@ RECONSTRUCTION_NOTE = (
 )
 
 
+def horizon_text(horizon: int, relative: bool) -> str:
+    """``T=5,000``, or ``20% of full T`` in a sweep with horizon percents."""
+    return f"{horizon}% of full T" if relative else f"T={horizon:,}"
+
+
 @dataclass(frozen=True)
 class MeanRow:
     """Mean of a metric for ``policy`` at ``horizon`` with its interval over ``ci.n`` runs."""
@@ -88,8 +93,7 @@ class Summary:
     """Horizons are percents of each instance's full horizon (``horizon_percents``)."""
 
     def horizon_text(self, horizon: int) -> str:
-        """``T=5,000``, or ``20% of full T`` in a sweep with horizon percents."""
-        return f"{horizon}% of full T" if self.relative else f"T={horizon:,}"
+        return horizon_text(horizon, self.relative)
 
     def display_name(self, label: str) -> str:
         """The label, with ``*`` for a reconstruction."""

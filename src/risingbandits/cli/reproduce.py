@@ -73,7 +73,9 @@ def reproduce(
     ] = None,
 ) -> None:
     """Reproduce the paper: intro (Fig. 1), ltf (Fig. 4), concave (Fig. 5), imdb (Figs. 6-7),
-    sensitivity, theory, or all; resumable, with report.md and a self-contained report.html."""
+    sensitivity, robustness, theory; beyond it: modelselection (every policy on IMDB and LCDB,
+    which to use per budget), heldout (ACE-UCB on held-out instances); or all. Resumable, with
+    report.md and a self-contained report.html."""
     if curves is not None:
         use_curves_dir(curves)
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)

@@ -24,6 +24,13 @@ from risingbandits.instances.synthetic import ltf_means
 
 PAPER_HORIZON = 50_000
 IMDB_ARMS = ("lr_0.003", "ogd_0.1", "nn_1", "nn_2", "nn_2-2", "nn_2-2-2", "nn_1-1-2")
+IMDB_ALL_ARMS = (
+    *(f"adagrad_{a}" for a in ("0.001", "0.003", "0.05", "0.25", "0.5", "1")),
+    *(f"lr_{a}" for a in ("0.001", "0.003", "0.1", "0.25", "0.5", "1")),
+    *(f"nn_{a}" for a in ("1-1", "1-1-1", "1-1-2", "1-2", "1", "2-2", "2-2-2", "2", "3", "4", "5")),
+    *(f"ogd_{a}" for a in ("0.0001", "0.003", "0.1", "0.25", "0.5", "1")),
+)
+"""Every curve of ``curves.npz`` (29 learners, in the file's order): ``params = {arms = ...}``."""
 
 
 def _family_rng(family: str, seed: int, index: int) -> np.random.Generator:

@@ -26,6 +26,12 @@ POLICY_COLOURS: dict[str, str] = {
     "rexp3": "#bcbd22",
     "ser4": "#7f7f7f",
     "ucb1": "#000000",
+    # the fixed-budget methods in light tones, ACE-UCB in navy
+    "successive-halving": "#6baed6",
+    "successive-rejects": "#74c476",
+    "r-sr": "#c5b0d5",
+    "r-ucbe": "#c49c94",
+    "ace-ucb": "#08306b",
 }
 DPI = 110
 

@@ -1,17 +1,19 @@
-"""Results of reproduction stores as arrays: per-unit regrets and ranks, intervals, win rates.
+"""Results of reproduction stores as arrays: per-unit metrics and ranks, intervals, win rates.
 
-A unit is an (instance, seed) pair. Only units in which every chosen policy has a result at a
-horizon are kept, so at one horizon the arrays of all policies are aligned unit by unit (in
-(instance, seed) order) and paired differences are meaningful. Several stores can be read
-together (e.g. the CURE-UCB sigma variants beside the main sweep's baselines): they share
-instance ids and run seeds (:mod:`risingbandits.reproduce.settings`). Intervals are Student-t
-95% intervals across units (:func:`risingbandits.analysis.mean_ci`), as in ``sweep summary``.
+Metrics: ``regret`` (policy regret), ``final_gap`` (final-model gap), and the ranks by each,
+``rank`` and ``final_gap_rank``. A unit is an (instance, seed) pair. Only units in which every
+chosen policy has a result at a horizon are kept, so at one horizon the arrays of all policies
+are aligned unit by unit (in (instance, seed) order) and paired differences are meaningful.
+Several stores can be read together (e.g. the CURE-UCB sigma variants beside the main sweep's
+baselines): they share instance ids and run seeds (:mod:`risingbandits.reproduce.settings`).
+Intervals are Student-t 95% intervals across units (:func:`risingbandits.analysis.mean_ci`), as
+in ``sweep summary``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -42,6 +44,21 @@ class Results:
     wins: Mapping[int, WinRates]
     units: Mapping[int, tuple[tuple[str, int], ...]]
     """(instance, seed) of each array entry, per horizon."""
+    final_gap: Mapping[tuple[str, int], np.ndarray] = field(default_factory=dict)
+    gap_ranks: Mapping[tuple[str, int], np.ndarray] = field(default_factory=dict)
+    """Ranks by the final-model gap (rank horizons)."""
+
+    def values(self, metric: str) -> Mapping[tuple[str, int], np.ndarray]:
+        """Per-unit values of ``metric`` (see the module docstring)."""
+        table = {
+            "regret": self.regret,
+            "rank": self.ranks,
+            "final_gap": self.final_gap,
+            "final_gap_rank": self.gap_ranks,
+        }
+        if metric not in table:
+            raise ValueError(f"metric={metric!r} is not allowed: use one of {', '.join(table)}")
+        return table[metric]
 
     @property
     def rank_horizons(self) -> tuple[int, ...]:
@@ -58,25 +75,23 @@ class Results:
         return mean_ci(self.ranks[label, horizon])
 
     def ci(self, label: str, horizon: int, metric: str = "regret") -> MeanCI:
-        """Mean regret (``metric="regret"``) or average rank (``"rank"``) with its interval."""
-        return (
-            self.regret_ci(label, horizon) if metric == "regret" else self.rank_ci(label, horizon)
-        )
+        """Mean of ``metric`` (e.g. regret, or average rank: ``"rank"``) with its interval."""
+        return mean_ci(self.values(metric)[label, horizon])
 
-    def curves(self, labels: Sequence[str] | None = None) -> Curves:
-        """``{label: {T: regret mean and CI}}``."""
+    def curves(self, labels: Sequence[str] | None = None, metric: str = "regret") -> Curves:
+        """``{label: {T: mean and CI of metric}}``."""
         return {
-            p: {h: self.regret_ci(p, h) for h in self.horizons} for p in (labels or self.labels)
+            p: {h: self.ci(p, h, metric) for h in self.horizons} for p in (labels or self.labels)
         }
 
     def gap(self, better: str, other: str, horizon: int, metric: str = "regret") -> MeanCI:
         """Paired difference ``other - better`` per unit (positive: ``better`` is lower)."""
-        values = self.regret if metric == "regret" else self.ranks
+        values = self.values(metric)
         return mean_ci(values[other, horizon] - values[better, horizon])
 
     def order(self, horizon: int, metric: str = "regret") -> list[str]:
-        """Labels from the lowest mean to the highest (regret or average rank)."""
-        values = self.regret if metric == "regret" else self.ranks
+        """Labels from the lowest mean to the highest (of ``metric``)."""
+        values = self.values(metric)
         return sorted(self.labels, key=lambda p: float(values[p, horizon].mean()))
 
     def renamed(self, names: Mapping[str, str]) -> Results:
@@ -99,6 +114,8 @@ class Results:
             {(new(p), h): v for (p, h), v in self.ranks.items()},
             wins,
             self.units,
+            {(new(p), h): v for (p, h), v in self.final_gap.items()},
+            {(new(p), h): v for (p, h), v in self.gap_ranks.items()},
         )
 
     def per_instance(self, label: str, horizon: int) -> dict[str, float]:
@@ -167,6 +184,7 @@ def load_results(
         horizons = tuple(sorted(int(r[0]) for r in found_hs))
         source = f"(SELECT r.* FROM rows r JOIN ({units_sql}) u USING (instance, seed, horizon))"
         regret = grouped_values(con, "regret", source)
+        final_gap = grouped_values(con, "final_gap", source)
         units = {
             h: tuple(
                 (str(i), int(s))
@@ -179,6 +197,7 @@ def load_results(
         }
         rank_hs = [h for h in rank_horizons if h in horizons]
         ranks = unit_ranks(con, rank_hs, len(chosen)) if rank_hs else {}
+        gap_ranks = unit_ranks(con, rank_hs, len(chosen), "final_gap") if rank_hs else {}
         wins = {h: win_rates(con, chosen, h) for h in rank_hs}
     finally:
         con.close()
@@ -192,4 +211,6 @@ def load_results(
         ranks,
         wins,
         units,
+        final_gap,
+        gap_ranks,
     )

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
+from risingbandits.analysis.stats import MeanCI
 from risingbandits.instances import RisingInstance
 from risingbandits.plots.bound import plot_bound_ratios
 from risingbandits.plots.imdb import plot_learning_curves
 from risingbandits.plots.intro import plot_figure1
+from risingbandits.plots.selection import plot_bar_grid, plot_budget_overview, plot_ratio_map
 from risingbandits.plots.sensitivity import plot_across_levels, plot_curve_panels
 from risingbandits.plots.setting import plot_details, plot_examples, plot_overview
 from risingbandits.reproduce.data import Results
@@ -197,4 +199,95 @@ def bound(folder: Path, rows: Mapping[str, Sequence[BoundRow]], dpi: int) -> Fig
         "Thm. 5.4: (a) the regret bound divided by T (best q, eps = 1/4, sigma = 0.1), median "
         "and range over instances, against the trivial bound 1; (b) CURE-UCB's measured regret "
         f"divided by the bound (median {float(np.median(ratio)):.3f}).",
+    )
+
+
+def selection_overview(
+    folder: Path,
+    name: str,
+    title: str,
+    r: Results,
+    curves: Mapping[str, Mapping[str, Mapping[int, MeanCI]]],
+    rank_horizons: Sequence[tuple[str, int]],
+    styles: Mapping[str, str],
+    dpi: int,
+) -> Figure:
+    """Model selection on one setting: the final-model gap and the regret vs the budget (``curves``
+    by metric, keyed by percent of the full budget), the average rank by the final gap at each
+    ``(budget text, horizon)`` of ``rank_horizons``."""
+    bars = [
+        (
+            f"rank by final gap at {text}",
+            "average rank (1 = best)",
+            {p: r.ci(p, h, "final_gap_rank") for p in r.labels},
+        )
+        for text, h in rank_horizons
+    ]
+    panels = [
+        ("final-model gap vs budget", "final-model gap", curves["final_gap"]),
+        ("regret vs budget", "policy regret", curves["regret"]),
+    ]
+    n = r.regret[r.labels[0], r.horizons[0]].size
+    path = plot_budget_overview(
+        panels,
+        bars,
+        labels_of(r),
+        styles,
+        "budget (% of the full budget)",
+        f"{title}: {n} units per budget",
+        folder / f"select-{name}.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"Model selection, {title}: (a) mean final-model gap and (b) mean policy regret vs the "
+        f"budget with 95% bands over {n} units (instance, run); (c, d) average rank by the final "
+        f"gap (1 = best) with 95% error bars. Dashed: fixed-budget methods and UCB1. {RECON_NOTE}",
+    )
+
+
+def heldout_map(
+    folder: Path,
+    ratios: np.ndarray,
+    marks: Sequence[Sequence[str]],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    dpi: int,
+) -> Figure:
+    """ACE-UCB's mean regret over the best other policy's, per (setting, budget) cell."""
+    path = plot_ratio_map(
+        ratios,
+        marks,
+        rows,
+        columns,
+        "ACE-UCB's mean regret / the best other policy's (below 1: ACE-UCB lower)",
+        folder / "heldout-ratio.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        "Held-out evaluation: ACE-UCB's mean policy regret divided by the lowest mean regret of "
+        "the other policies in each cell (green: ACE-UCB lower), with criterion (a) lowest mean "
+        "regret and (b) final-model gap no worse than the best other policy's (paired 95% CI).",
+    )
+
+
+def heldout_bars(
+    folder: Path,
+    rows: Sequence[Sequence[tuple[str, str, Mapping[str, MeanCI]]]],
+    labels: Mapping[str, str],
+    dpi: int,
+) -> Figure:
+    """Every policy's mean regret (top) and final gap (bottom) at each setting's full budget."""
+    path = plot_bar_grid(
+        rows,
+        labels,
+        "Held-out settings at the full budget: every policy",
+        folder / "heldout-bars.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        "Held-out evaluation at each setting's full budget: mean policy regret (top) and mean "
+        f"final-model gap (bottom) of every policy, 95% error bars. {RECON_NOTE}",
     )

@@ -23,6 +23,8 @@ from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_m
 from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
 from risingbandits.reproduce.sections.explain import explain_sections
+from risingbandits.reproduce.sections.heldout import heldout_section
+from risingbandits.reproduce.sections.modelselection import selection_section
 from risingbandits.reproduce.sections.paper import (
     bound_params,
     claims_section,
@@ -116,7 +118,8 @@ def build(
     out: Path, size: Size, theory: dict[str, Any] | None, dpi: int
 ) -> tuple[list[Block], list[ClaimResult], dict[str, Any]]:
     """The report's blocks, the claims and the content of ``report.json`` (identity, claims,
-    the Concave claims on concave-v2, robustness), from the stores in ``out``."""
+    the Concave claims on concave-v2, robustness, model selection and the held-out evaluation
+    when they were run), from the stores in ``out``."""
     stores, partial = complete_stores(out, size)
     ctx = Context(size, stores, out / FIGURES, dpi)
     ctx.figures.mkdir(parents=True, exist_ok=True)
@@ -151,6 +154,9 @@ def build(
         body += [Heading(2, "Sensitivity panel"), *sensitivity]
     if theory is not None or ev.bounds:
         body += theory_section(ctx, theory, ev.bounds, ev.results.get("intro"))
+    selection, selection_json = selection_section(ctx)
+    heldout, heldout_json = heldout_section(ctx)
+    body += selection + heldout
     claims = judge_all(ev)
     rob = assess(ev, claims, stores, ctx.results)
     v2_claims = rob.rejudged("concave-v2")
@@ -176,6 +182,10 @@ def build(
         "claims_concave_v2": [asdict(c) for c in v2_claims],
         "robustness": rob.rows(),
     }
+    if selection_json:
+        payload["modelselection"] = selection_json
+    if heldout_json:
+        payload["heldout"] = heldout_json
     return [*blocks, *footer], claims, payload
 
 

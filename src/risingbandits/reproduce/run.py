@@ -104,8 +104,9 @@ def reproduce(
     overwrite: bool = False,
     dpi: int = DPI,
 ) -> ReproduceResult:
-    """Run ``target`` (``intro``, ``ltf``, ``concave``, ``imdb``, ``sensitivity``, ``theory``
-    or ``all``) into ``out`` and write the report of every finished store there.
+    """Run ``target`` (``intro``, ``ltf``, ``concave``, ``imdb``, ``sensitivity``, ``robustness``,
+    ``theory``, ``modelselection``, ``heldout`` or ``all``) into ``out`` and write the report of
+    every finished store there.
 
     ``report_only`` runs nothing and only rewrites the figures and the report from the stores;
     ``overwrite`` allows replacing the report of another run (another size or other specs).
@@ -117,10 +118,10 @@ def reproduce(
     check_before_run(folder, size, overwrite)
     runs: list[SweepRun] = []
     if not report_only:
+        specs = [parse_spec(d.spec_text(size)) for d in defs]  # a missing extra fails first
         folder.mkdir(parents=True, exist_ok=True)
         with shared_executor(executor, workers, scheduler) as pool:
-            for d in defs:
-                spec = parse_spec(d.spec_text(size))
+            for d, spec in zip(defs, specs, strict=True):
                 step = None if progress is None else _stage(progress, d.name)
                 res = run_sweep(spec, folder / d.store_name(size), executor=pool, progress=step)
                 runs.append(

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from risingbandits.instances.families import IMDB_ALL_ARMS, PAPER_HORIZON
 from risingbandits.policies import make_policy
 
 PAPER_POLICIES = (
@@ -39,6 +40,10 @@ PAPER_POLICIES = (
     "ser4",
 )
 """The ten policies of the paper's Section 6, in its order."""
+EXTRA_POLICIES = ("successive-halving", "successive-rejects", "r-sr", "r-ucbe", "ucb1", "ace-ucb")
+"""Compared with the ten beyond the paper: the fixed-budget methods, UCB1 and ACE-UCB (each with
+its defaults: none has a preset of its own, and ACE-UCB's parameters are frozen)."""
+ACE = "ace-ucb"
 RISING_BASELINES = ("red-ucb", "et-swgts", "ti-ucb", "red-ae")
 NONSTATIONARY_BASELINES = ("sw-ucb", "sw-kl-ucb", "sw-ts", "rexp3", "ser4")
 FIGURE1_POLICIES = ("cure-ucb", "red-ucb", "sw-ucb")
@@ -49,6 +54,26 @@ RANK_HORIZONS = (10_000, 30_000, 50_000)
 """Average ranks and win rates are reported at these horizons (DECISIONS.md row 16)."""
 SWEEP_SEED = 0
 GENERATOR_SEED = 0
+HELDOUT_SEED = 1
+"""Generator seed of the held-out synthetic instances (seed 0 is the paper sweeps' and was seen
+while ACE-UCB was developed; seed 1 was never used before the held-out evaluation)."""
+BUDGET_PERCENTS = (5, 10, 20, 40, 60, 100)
+"""Budgets of the model-selection target, in percent of each instance's full budget (that of
+IMDB is its curves' length, 50,000 pulls: T = 2,500 to 50,000)."""
+HELDOUT_PERCENTS = (20, 60, 100)
+"""Budgets of the held-out evaluation: T = 10,000, 30,000, 50,000 on the synthetic settings and
+IMDB (full budget 50,000), the same fractions of each LCDB instance's full budget."""
+
+
+def budget_horizons(percents: Sequence[int]) -> tuple[int, ...]:
+    """``percents`` of the 50,000-pull budget of the synthetic and IMDB settings."""
+    return tuple(p * PAPER_HORIZON // 100 for p in percents)
+
+
+LCDB_PRESET = "concave"
+"""Presets for LCDB: its rewards are accuracies on saturating learning curves with a small
+Gaussian noise (the spread across LCDB's splits, median 0.086 at its largest), like the
+concave family's Gaussian rewards; the ``imdb`` preset is for Bernoulli rewards."""
 
 NOISE_LEVELS = ("none", "gaussian:0.05", "gaussian:0.1", "gaussian:0.2", "bernoulli")
 """The noise sensitivity panel on LTF; gaussian:0.1 is the main ``ltf`` sweep."""
@@ -68,10 +93,13 @@ class Size:
     imdb_runs: int
     sensitivity_horizons: tuple[int, ...]
     dominance_instances: int
+    lcdb_instances: int
+    """lcdb-v1 test instances of the model-selection target (its first ones)."""
+    lcdb_seeds: int
 
 
-FULL = Size("full", FULL_HORIZONS, 50, 100, 30, RANK_HORIZONS, 1_000)
-QUICK = Size("quick", QUICK_HORIZONS, 5, 6, 3, (10_000, 50_000), 40)
+FULL = Size("full", FULL_HORIZONS, 50, 100, 30, RANK_HORIZONS, 1_000, 70, 10)
+QUICK = Size("quick", QUICK_HORIZONS, 5, 6, 3, (10_000, 50_000), 40, 8, 2)
 SIZES = {s.name: s for s in (FULL, QUICK)}
 
 
@@ -80,7 +108,8 @@ class PolicyEntry:
     """A policy of a sweep: registry name, preset, parameter overrides, label."""
 
     name: str
-    preset: str
+    preset: str | None
+    """None: the policy's defaults."""
     params: tuple[tuple[str, float | str], ...] = ()
 
     @property
@@ -130,8 +159,10 @@ class SweepDef:
     """The ``[[instances]]`` table (TOML lines)."""
     policies: tuple[PolicyEntry, ...]
     horizons: tuple[int, ...]
+    """Horizons, or with ``relative`` percents of each instance's full horizon."""
     seeds: int
     noise: str | None = None
+    relative: bool = False
 
     def store_name(self, size: Size) -> str:
         return f"{self.name}-{size.name}"
@@ -143,25 +174,33 @@ class SweepDef:
             f'description = "reproduce {self.name} ({size.name}): {self.title}"',
             f"sweep_seed = {SWEEP_SEED}",
             f"seeds = {self.seeds}",
-            f"horizons = [{', '.join(str(h) for h in self.horizons)}]",
+            f"{'horizon_percents' if self.relative else 'horizons'} = "
+            f"[{', '.join(str(h) for h in self.horizons)}]",
         ]
         if self.noise is not None:
             lines.append(f'noise = "{self.noise}"')
         lines += ["", "[[instances]]", self.source]
         for p in self.policies:
-            lines += ["", "[[policies]]", f'name = "{p.name}"', f'preset = "{p.preset}"']
+            lines += ["", "[[policies]]", f'name = "{p.name}"']
+            if p.preset is not None:
+                lines.append(f'preset = "{p.preset}"')
             if p.params:
                 inner = ", ".join(f"{k} = {v!r}" for k, v in p.params)
                 lines += [f"params = {{ {inner} }}", f'label = "{p.label}"']
         return "\n".join(lines) + "\n"
 
 
-def _family(name: str, count: int) -> str:
-    return f'family = "{name}"\ncount = {count}\ngenerator_seed = {GENERATOR_SEED}'
+def _family(name: str, count: int, seed: int = GENERATOR_SEED) -> str:
+    return f'family = "{name}"\ncount = {count}\ngenerator_seed = {seed}'
 
 
 def paper_policies(preset: str) -> tuple[PolicyEntry, ...]:
     return tuple(PolicyEntry(name, preset) for name in PAPER_POLICIES)
+
+
+def every_policy(preset: str) -> tuple[PolicyEntry, ...]:
+    """The ten with ``preset``, then :data:`EXTRA_POLICIES` with their defaults."""
+    return paper_policies(preset) + tuple(PolicyEntry(name, None) for name in EXTRA_POLICIES)
 
 
 def default_sigma(name: str, preset: str) -> float:
@@ -261,9 +300,11 @@ def sweeps(size: Size) -> dict[str, SweepDef]:
             size.imdb_runs,
         )
     )
+    defs += selection_sweeps(size) + heldout_sweeps(size)
     for setting in VARIANT_SETTINGS:
         main = next(d for d in defs if d.name == setting)
         preset = main.policies[0].preset
+        assert preset is not None  # the main sweeps run the ten with their setting's preset
         defs.append(
             SweepDef(
                 variant_store(setting),
@@ -275,6 +316,61 @@ def sweeps(size: Size) -> dict[str, SweepDef]:
             )
         )
     return {d.name: d for d in defs}
+
+
+def selection_sweeps(size: Size) -> list[SweepDef]:
+    """Every policy on IMDB (7 and 29 learners) and on the lcdb-v1 test split, from 5% to 100%
+    of each instance's full budget (the IMDB and LCDB stores also serve the held-out target)."""
+    imdb = budget_horizons(BUDGET_PERCENTS)
+    all_arms = ", ".join(f'"{a}"' for a in IMDB_ALL_ARMS)
+    lcdb = _family("lcdb-v1", size.lcdb_instances) + '\nparams = { split = "test" }'
+    return [
+        SweepDef(
+            "select-imdb",
+            "model selection: IMDB, the paper's 7 learners",
+            _family("imdb-v1", 1),
+            every_policy("imdb"),
+            imdb,
+            size.imdb_runs,
+        ),
+        SweepDef(
+            "select-imdb29",
+            "model selection: IMDB, all 29 learners",
+            _family("imdb-v1", 1) + f"\nparams = {{ arms = [{all_arms}] }}",
+            every_policy("imdb"),
+            imdb,
+            size.imdb_runs,
+        ),
+        SweepDef(
+            "select-lcdb",
+            "model selection: LCDB (lcdb-v1, test split)",
+            lcdb,
+            every_policy(LCDB_PRESET),
+            BUDGET_PERCENTS,
+            size.lcdb_seeds,
+            relative=True,
+        ),
+    ]
+
+
+HELDOUT_FAMILIES = {"ltf": "ltf-v1", "concave": "concave-v1", "concave-v2": "concave-v2"}
+"""Held-out synthetic settings: store ``heldout-<key>``, family (the key names its preset)."""
+
+
+def heldout_sweeps(size: Size) -> list[SweepDef]:
+    """Every policy on 100 (quick: 6) new instances of each synthetic family (generator seed
+    :data:`HELDOUT_SEED`), T = 10,000, 30,000, 50,000, the families' Gaussian noise 0.1."""
+    return [
+        SweepDef(
+            f"heldout-{key}",
+            f"held-out: {family} with generator seed {HELDOUT_SEED}",
+            _family(family, size.instances, HELDOUT_SEED),
+            every_policy(key.removesuffix("-v2")),
+            budget_horizons(HELDOUT_PERCENTS),
+            1,
+        )
+        for key, family in HELDOUT_FAMILIES.items()
+    ]
 
 
 def variant_store(setting: str) -> str:
@@ -291,6 +387,11 @@ SENSITIVITY_SWEEPS = (
     "imdb-sigma",
 )
 MAIN_SWEEPS = ("intro", "ltf", "concave", "concave-v2", "imdb")
+SELECT_SWEEPS = ("select-imdb", "select-imdb29", "select-lcdb")
+HELDOUT_SYNTHETIC = tuple(f"heldout-{key}" for key in HELDOUT_FAMILIES)
+HELDOUT_SWEEPS = (*HELDOUT_SYNTHETIC, "select-imdb", "select-lcdb")
+"""The held-out evaluation's stores: the synthetic ones and those it shares with model
+selection (IMDB with the paper's 7 learners, lcdb-v1 test)."""
 TARGETS: dict[str, tuple[str, ...]] = {
     "intro": ("intro",),
     "ltf": ("ltf",),
@@ -299,7 +400,9 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "sensitivity": ("ltf", "concave", "imdb", *SENSITIVITY_SWEEPS),
     "robustness": (*MAIN_SWEEPS, *VARIANT_SWEEPS, *NOISE_SWEEPS),
     "theory": (),
-    "all": (*MAIN_SWEEPS, *SENSITIVITY_SWEEPS, *VARIANT_SWEEPS),
+    "modelselection": SELECT_SWEEPS,
+    "heldout": HELDOUT_SWEEPS,
+    "all": (*MAIN_SWEEPS, *SENSITIVITY_SWEEPS, *VARIANT_SWEEPS, *SELECT_SWEEPS, *HELDOUT_SYNTHETIC),
 }
 """The sweeps each ``reproduce`` target runs (``sensitivity`` and ``robustness`` need the main
 sweeps they are compared with; ``theory`` runs no sweep, only the exact checks)."""

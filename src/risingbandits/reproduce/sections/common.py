@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +12,7 @@ import pyarrow as pa
 from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.data import Results, load_results, read_rows
 from risingbandits.reproduce.document import Table
-from risingbandits.reproduce.settings import Size
+from risingbandits.reproduce.settings import RANK_HORIZONS, Size
 
 
 @dataclass
@@ -32,9 +32,16 @@ class Context:
             self._rows[store] = read_rows(store)
         return self._rows[store]
 
-    def results(self, *names: str, labels: Sequence[str] | None = None) -> Results:
-        """Results of the stores ``names`` (together), of ``labels`` or every policy."""
-        return load_results([self.stores[n] for n in names], labels, rows=self.rows)
+    def results(
+        self,
+        *names: str,
+        labels: Sequence[str] | None = None,
+        rank_horizons: Sequence[int] = RANK_HORIZONS,
+    ) -> Results:
+        """Results of the stores ``names`` (together), of ``labels`` or every policy, ranked at
+        ``rank_horizons``."""
+        stores = [self.stores[n] for n in names]
+        return load_results(stores, labels, rank_horizons, rows=self.rows)
 
 
 def num(x: float, digits: int = 0) -> str:
@@ -42,14 +49,26 @@ def num(x: float, digits: int = 0) -> str:
     return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
 
 
+DIGITS = {"regret": 0, "final_gap": 4}
+"""Decimals a metric is shown with (average ranks: 2)."""
+
+
+def t_text(horizon: int) -> str:
+    return f"T={horizon:,}"
+
+
 def per_horizon_table(
-    r: Results, horizons: Sequence[int], metric: str = "regret", labels: Sequence[str] = ()
+    r: Results,
+    horizons: Sequence[int],
+    metric: str = "regret",
+    labels: Sequence[str] = (),
+    heading: Callable[[int], str] = t_text,
 ) -> Table:
-    """Policies (``labels``, default all) as rows, horizons as columns: mean [95% CI] of regret
-    or average rank."""
-    digits = 0 if metric == "regret" else 2
+    """Policies (``labels``, default all) as rows, horizons (columns headed by ``heading``) as
+    columns: mean [95% CI] of ``metric`` (regret, final_gap or an average rank)."""
+    digits = DIGITS.get(metric, 2)
     return Table(
-        ("policy", *(f"T={h:,}" for h in horizons)),
+        ("policy", *(heading(h) for h in horizons)),
         tuple(
             (r.name(p), *(ci_text(r.ci(p, h, metric), digits) for h in horizons)) for p in r.labels
         ),

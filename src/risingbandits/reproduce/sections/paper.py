@@ -78,7 +78,7 @@ def method_section(ctx: Context, partial: Sequence[str]) -> list[Block]:
                 defs[name].title,
                 str(len(spec.instances)),
                 str(spec.seeds),
-                ", ".join(f"{h // 1000}k" for h in spec.horizons),
+                ", ".join(f"{h}%" if spec.relative else f"{h / 1000:g}k" for h in spec.horizons),
                 str(len(spec.policies)),
                 f"{st.cells_total:,}",
                 Store(path).manifest().spec_hash[:12],

@@ -1,0 +1,187 @@
+"""Who leads a comparison and by how much, with the rules the model-selection recommendation and
+the held-out verdicts are decided by (pure functions of store results, never tuned to agree).
+
+A lead is the policy with the lowest mean of a metric at one budget, its runner-up, and the
+paired 95% interval of ``runner-up - leader`` over the units (instance, seed): every policy
+meets the same rewards on a unit (common random numbers), so the per-unit difference removes
+what the unit itself contributes. The lead is *significant* when that interval lies above 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from risingbandits.analysis.stats import MeanCI
+from risingbandits.reproduce.data import Results
+from risingbandits.reproduce.settings import ACE
+
+METRIC_NAMES = {"final_gap": "final-model gap", "regret": "regret"}
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The lowest mean of ``metric`` at ``horizon`` among some policies, and the runner-up."""
+
+    metric: str
+    horizon: int
+    best: str
+    runner_up: str
+    best_ci: MeanCI
+    runner_ci: MeanCI
+    margin: MeanCI
+    """Paired ``runner-up - best`` per unit (> 0: the best is lower)."""
+
+    @property
+    def significant(self) -> bool:
+        return self.margin.low > 0
+
+
+def lead(r: Results, horizon: int, metric: str, among: Sequence[str] | None = None) -> Lead:
+    """The lead by ``metric`` at ``horizon`` among ``among`` (default: every policy)."""
+    labels = [p for p in r.order(horizon, metric) if among is None or p in among]
+    best, runner = labels[0], labels[1]
+    return Lead(
+        metric,
+        horizon,
+        best,
+        runner,
+        r.ci(best, horizon, metric),
+        r.ci(runner, horizon, metric),
+        r.gap(best, runner, horizon, metric),
+    )
+
+
+# -- model selection: which policy for which budget ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class BudgetRange:
+    """Consecutive budgets of one setting where the same policy has the lowest final gap."""
+
+    setting: str
+    leads: tuple[Lead, ...]
+    """The final-gap leads, one per budget of the range."""
+    regret: tuple[Lead, ...]
+    """The regret leads at the same budgets."""
+
+    @property
+    def policy(self) -> str:
+        return self.leads[0].best
+
+    @property
+    def budgets(self) -> tuple[int, ...]:
+        return tuple(x.horizon for x in self.leads)
+
+    @property
+    def significant(self) -> int:
+        """At how many of its budgets the lead is significant."""
+        return sum(x.significant for x in self.leads)
+
+
+def budget_ranges(setting: str, r: Results) -> list[BudgetRange]:
+    """Budgets of ``r`` grouped into ranges by the policy with the lowest mean final gap."""
+    ranges: list[BudgetRange] = []
+    for h in r.horizons:
+        gap, regret = lead(r, h, "final_gap"), lead(r, h, "regret")
+        if ranges and ranges[-1].policy == gap.best:
+            last = ranges.pop()
+            ranges.append(BudgetRange(setting, (*last.leads, gap), (*last.regret, regret)))
+        else:
+            ranges.append(BudgetRange(setting, (gap,), (regret,)))
+    return ranges
+
+
+def overall_choice(leads: Mapping[str, Lead]) -> tuple[str, int]:
+    """Across settings at one budget (``{setting: final-gap lead}``): the policy that leads in
+    the most settings and in how many (ties: the first setting's order decides)."""
+    counts: dict[str, int] = {}
+    for x in leads.values():
+        counts[x.best] = counts.get(x.best, 0) + 1
+    best = max(counts, key=lambda p: counts[p])  # first maximum in setting order
+    return best, counts[best]
+
+
+# -- the held-out evaluation of ACE-UCB ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeldoutCell:
+    """ACE-UCB against every other policy in one (setting, budget) cell."""
+
+    setting: str
+    horizon: int
+    ace_regret: MeanCI
+    ace_gap: MeanCI
+    regret_rival: Lead
+    """The lead of the best other policy by regret, with ACE-UCB as the runner-up: its margin
+    is ``ACE-UCB - other`` (< 0: ACE-UCB is lower)."""
+    gap_rival: Lead
+    """The same by the final-model gap."""
+
+    @property
+    def lowest_regret(self) -> bool:
+        """(a) ACE-UCB's mean regret is below every other policy's."""
+        return self.ace_regret.mean < self.regret_rival.best_ci.mean
+
+    @property
+    def gap_no_worse(self) -> bool:
+        """(b) ACE-UCB's final-model gap is no worse than the best other policy's within the
+        paired interval: the 95% interval of ``ACE-UCB - best other`` reaches 0 or below."""
+        return self.gap_rival.margin.low <= 0
+
+    @property
+    def regret_ratio(self) -> float:
+        """ACE-UCB's mean regret over the best other policy's (< 1: ACE-UCB lower)."""
+        return self.ace_regret.mean / self.regret_rival.best_ci.mean
+
+
+def rival(r: Results, horizon: int, metric: str) -> Lead:
+    """The best policy other than ACE-UCB by ``metric``, with ACE-UCB as its runner-up."""
+    others = [p for p in r.order(horizon, metric) if p != ACE]
+    best = others[0]
+    return Lead(
+        metric,
+        horizon,
+        best,
+        ACE,
+        r.ci(best, horizon, metric),
+        r.ci(ACE, horizon, metric),
+        r.gap(best, ACE, horizon, metric),
+    )
+
+
+def heldout_cells(setting: str, r: Results, horizons: Sequence[int]) -> list[HeldoutCell]:
+    """One cell per budget of ``horizons``."""
+    return [
+        HeldoutCell(
+            setting,
+            h,
+            r.ci(ACE, h, "regret"),
+            r.ci(ACE, h, "final_gap"),
+            rival(r, h, "regret"),
+            rival(r, h, "final_gap"),
+        )
+        for h in horizons
+    ]
+
+
+def yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+Verdict = Callable[[HeldoutCell], bool]
+CRITERIA: tuple[tuple[str, str, Verdict], ...] = (
+    (
+        "a",
+        "ACE-UCB has the lowest mean policy regret of all policies",
+        lambda c: c.lowest_regret,
+    ),
+    (
+        "b",
+        "ACE-UCB's final-model gap is no worse than the best other policy's: the paired 95% "
+        "interval of (ACE-UCB - best other) reaches 0 or below",
+        lambda c: c.gap_no_worse,
+    ),
+)
+"""The issue's two criteria, each checked cell by cell."""

@@ -1,0 +1,229 @@
+"""The report's section "Online model selection: which policy for which budget" (issue 11):
+every policy on IMDB (7 and 29 learners) and on the lcdb-v1 test split, from 5% to 100% of each
+instance's full budget, with a recommendation computed from the results by the rules of
+:mod:`risingbandits.reproduce.leads` (never written by hand)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from risingbandits.experiments.store import Store
+from risingbandits.reproduce import figures
+from risingbandits.reproduce.claims import ci_text
+from risingbandits.reproduce.document import Block, Bullets, Heading, Para, Table
+from risingbandits.reproduce.leads import (
+    METRIC_NAMES,
+    BudgetRange,
+    Lead,
+    budget_ranges,
+    lead,
+    overall_choice,
+)
+from risingbandits.reproduce.sections.budgets import STYLES, Setting, ci_json, load_setting
+from risingbandits.reproduce.sections.common import DIGITS, Context, per_horizon_table
+from risingbandits.reproduce.settings import LCDB_PRESET, SELECT_SWEEPS
+
+TITLES = {
+    "select-imdb": "IMDB, 7 learners",
+    "select-imdb29": "IMDB, 29 learners",
+    "select-lcdb": "LCDB (lcdb-v1 test split)",
+}
+RULE = (
+    "A practitioner deploys the model the policy recommends at the end, so the recommendation "
+    "goes by the **final-model gap** (how far that model, trained with the pulls it got, is from "
+    "the best model trained with the whole budget); the policy regret (what the budget earned on "
+    "the way) is given beside it. At each budget the policy with the lowest mean final gap "
+    "leads; its lead over the runner-up is the paired 95% interval of (runner-up - leader) over "
+    "the units (same instance and run = same rewards), **significant** when it lies above 0. "
+    "Consecutive budgets with the same leader form a range."
+)
+
+
+def lead_cell(x: Lead, digits: int) -> tuple[str, str, str, str]:
+    """Leader, runner-up, paired lead and significance as table cells."""
+    return (
+        f"{x.best} {ci_text(x.best_ci, digits)}",
+        f"{x.runner_up} {ci_text(x.runner_ci, digits)}",
+        ci_text(x.margin, digits),
+        "yes" if x.significant else "no",
+    )
+
+
+def lead_json(x: Lead, setting: Setting) -> dict[str, Any]:
+    return {
+        "setting": setting.store,
+        "budget_percent": setting.percent(x.horizon),
+        "horizon": x.horizon,
+        "metric": x.metric,
+        "best": x.best,
+        "best_ci": ci_json(x.best_ci),
+        "runner_up": x.runner_up,
+        "runner_up_ci": ci_json(x.runner_ci),
+        "margin": ci_json(x.margin),
+        "significant": x.significant,
+    }
+
+
+def leaders_table(settings: Sequence[Setting]) -> Table:
+    """Per setting and budget: the leader by final gap and by regret, runner-up, paired lead."""
+    rows = []
+    for s in settings:
+        for h in s.results.horizons:
+            gap, regret = lead(s.results, h, "final_gap"), lead(s.results, h, "regret")
+            rows.append(
+                (
+                    s.title,
+                    s.budget(h),
+                    *lead_cell(gap, DIGITS["final_gap"]),
+                    *lead_cell(regret, DIGITS["regret"]),
+                )
+            )
+    header = ["setting", "budget"]
+    for metric in ("final gap", "regret"):
+        header += [f"lowest {metric} [95% CI]", "runner-up", "lead, paired [95% CI]", "significant"]
+    return Table(
+        tuple(header), tuple(rows), "Leaders at each budget (lower is better for both metrics)"
+    )
+
+
+def range_text(s: Setting, rng: BudgetRange) -> str:
+    """One sentence of the recommendation: the range, its policy and how clear its lead is (the
+    paired intervals), and the lowest regret at the same budgets."""
+    first, last = rng.budgets[0], rng.budgets[-1]
+    where = s.budget(first) if first == last else f"{s.budget(first)} to {s.budget(last)}"
+    n, k = len(rng.budgets), rng.significant
+    margins = "; ".join(
+        f"{s.budget(x.horizon)}: {ci_text(x.margin, DIGITS['final_gap'])} over {x.runner_up}"
+        for x in rng.leads
+    )
+    at = "" if n == 1 else f" at each of these {n} budgets"
+    if k == 0:
+        verdict = (
+            f"**{rng.policy}** has the lowest mean final-model gap{at}, but its lead over the "
+            f"runner-up is not significant{'' if n == 1 else ' at any of them'}: no clear choice"
+        )
+    else:
+        clear = "significantly" if k == n else f"significantly at {k} of {n} budgets"
+        verdict = (
+            f"use **{rng.policy}**: lowest mean final-model gap{at}, {clear} below the runner-up"
+        )
+    regret = Counter(x.best for x in rng.regret)
+    regret_text = ", ".join(f"{p} ({c} of {n})" for p, c in regret.most_common())
+    return (
+        f"{s.title}, budget {where}: {verdict} (lead, paired 95% CI: {margins}); lowest mean "
+        f"regret: {regret_text}."
+    )
+
+
+def overall(settings: Sequence[Setting]) -> list[tuple[list[int], str, list[tuple[int, int]]]]:
+    """Budgets (percents) grouped by the policy that leads by final gap in the most settings:
+    ``(percents, policy, [(settings it leads in, settings with that budget) per percent])``."""
+    percents = sorted({s.percent(h) for s in settings for h in s.results.horizons})
+    groups: list[tuple[list[int], str, list[tuple[int, int]]]] = []
+    for pct in percents:
+        leads = {
+            s.store: lead(s.results, h, "final_gap")
+            for s in settings
+            for h in s.results.horizons
+            if s.percent(h) == pct
+        }
+        policy, count = overall_choice(leads)
+        if groups and groups[-1][1] == policy:
+            groups[-1][0].append(pct)
+            groups[-1][2].append((count, len(leads)))
+        else:
+            groups.append(([pct], policy, [(count, len(leads))]))
+    return groups
+
+
+def overall_text(group: tuple[list[int], str, list[tuple[int, int]]]) -> str:
+    percents, policy, counts = group
+    where = f"{percents[0]}%" if len(percents) == 1 else f"{percents[0]}% to {percents[-1]}%"
+    detail = ", ".join(
+        f"{k} of {n} settings at {p}%" for p, (k, n) in zip(percents, counts, strict=True)
+    )
+    return f"**{where}** of the full budget: **{policy}** (lowest mean final-model gap in {detail})"
+
+
+def setting_blocks(ctx: Context, s: Setting) -> list[Block]:
+    """The figure and the tables of one setting."""
+    r = s.results
+    ranked = [(s.budget(h), h) for h in (r.horizons[0], r.horizons[-1])]
+    curves = {m: s.by_percent(m) for m in METRIC_NAMES}
+    name = s.store.removeprefix("select-")
+    return [
+        Heading(3, s.title),
+        figures.selection_overview(ctx.figures, name, s.title, r, curves, ranked, STYLES, ctx.dpi),
+        Para("Mean final-model gap [95% CI]:"),
+        per_horizon_table(r, r.horizons, "final_gap", heading=s.budget),
+        Para("Mean policy regret [95% CI]:"),
+        per_horizon_table(r, r.horizons, "regret", heading=s.budget),
+        Para("Average rank by the final-model gap (1 = best) [95% CI]:"),
+        per_horizon_table(r, r.horizons, "final_gap_rank", heading=s.budget),
+    ]
+
+
+def sizes_text(ctx: Context, settings: Sequence[Setting]) -> str:
+    parts = []
+    for s in settings:
+        spec = Store(ctx.stores[s.store]).spec()
+        parts.append(
+            f"{s.title}: {len(spec.instances)} instance(s) x {spec.seeds} run(s), "
+            f"{len(spec.policies)} policies"
+        )
+    return "; ".join(parts)
+
+
+def selection_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
+    """The section and its ``report.json`` entry (empty when no model-selection store is done)."""
+    settings = [load_setting(ctx, n, TITLES[n]) for n in SELECT_SWEEPS if n in ctx.stores]
+    if not settings:
+        return [], {}
+    ranges = [(s, rng) for s in settings for rng in budget_ranges(s.store, s.results)]
+    groups = overall(settings)
+    blocks: list[Block] = [
+        Heading(2, "Online model selection: which policy for which budget"),
+        Para(
+            "Every policy (the paper's ten with the presets of their setting: `imdb` on IMDB, "
+            f"`{LCDB_PRESET}` on LCDB, whose accuracies carry a small Gaussian noise like the "
+            "concave family's rewards; then successive halving, successive rejects, R-SR, "
+            "R-UCBE, UCB1 and ACE-UCB with their defaults) on "
+            "IMDB with the paper's 7 learners and with all 29 learning curves (Bernoulli "
+            "rewards), and on the test split of lcdb-v1 (never used to tune anything), at 5% to "
+            "100% of each instance's full budget (IMDB: T = 2,500 to 50,000; LCDB: each data "
+            f"set's own full horizon). {sizes_text(ctx, settings)}."
+        ),
+        Heading(3, "Which policy to use"),
+        Para(RULE),
+        Para("Across the settings, by budget:"),
+        Bullets(tuple(overall_text(g) for g in groups)),
+        Para("By setting:"),
+        Bullets(tuple(range_text(s, rng) for s, rng in ranges)),
+        leaders_table(settings),
+    ]
+    for s in settings:
+        blocks += setting_blocks(ctx, s)
+    payload = {
+        "leads": [
+            lead_json(lead(s.results, h, m), s)
+            for s in settings
+            for h in s.results.horizons
+            for m in ("final_gap", "regret")
+        ],
+        "ranges": [
+            {
+                "setting": s.store,
+                "policy": rng.policy,
+                "horizons": list(rng.budgets),
+                "significant": rng.significant,
+            }
+            for s, rng in ranges
+        ],
+        "overall": [
+            {"budget_percents": p, "policy": policy, "leads_in": [k for k, _ in c]}
+            for p, policy, c in groups
+        ],
+    }
+    return blocks, payload

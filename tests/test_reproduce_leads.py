@@ -1,0 +1,95 @@
+"""The rules behind the model-selection recommendation and the held-out verdicts, on results
+built by hand (``reproduce/leads.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from risingbandits.reproduce.data import Results
+from risingbandits.reproduce.leads import budget_ranges, heldout_cells, lead, overall_choice
+
+UNITS = 40
+HORIZONS = (10, 20, 30)
+
+
+def results(
+    gaps: dict[str, dict[int, np.ndarray]], regrets: dict[str, dict[int, np.ndarray]]
+) -> Results:
+    labels = tuple(gaps)
+    return Results(
+        labels,
+        frozenset(),
+        frozenset(),
+        HORIZONS,
+        {(p, h): regrets[p][h] for p in labels for h in HORIZONS},
+        {},
+        {},
+        {h: tuple((f"x/0/{u}", 0) for u in range(UNITS)) for h in HORIZONS},
+        {(p, h): gaps[p][h] for p in labels for h in HORIZONS},
+    )
+
+
+def noise(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).normal(0, 1, UNITS)
+
+
+def test_a_lead_is_significant_only_when_its_paired_interval_is_above_zero() -> None:
+    common = noise(0) * 100  # a large unit effect that pairing removes
+    gaps = {
+        "a": {h: common + 1.0 + 0.1 * noise(h) for h in HORIZONS},
+        "b": {h: common + 1.2 + 0.1 * noise(h + 1) for h in HORIZONS},
+        "c": {h: common + 1.0 + 0.1 * noise(h + 2) for h in HORIZONS},
+    }
+    gaps["c"][30] = common + 0.5 + 0.1 * noise(99)
+    r = results(gaps, gaps)
+    first = lead(r, 10, "final_gap")
+    assert {first.best, first.runner_up} == {"a", "c"} and not first.significant
+    assert first.margin.low < 0 < first.margin.high
+    clear = lead(r, 30, "final_gap")
+    assert clear.best == "c" and clear.significant  # unpaired intervals (width ~60) overlap
+    assert clear.best_ci.high > r.ci(clear.runner_up, 30, "final_gap").low
+    assert lead(r, 30, "final_gap", among=["a", "b"]).best == "a"
+
+
+def test_budget_ranges_group_consecutive_budgets_with_one_leader() -> None:
+    low, high = (
+        {h: noise(h) * 0.01 + 1 for h in HORIZONS},
+        {h: noise(h) * 0.01 + 2 for h in HORIZONS},
+    )
+    gaps = {"a": dict(low), "b": dict(high)}
+    gaps["a"][30], gaps["b"][30] = high[30], low[30]
+    regrets = {"a": high, "b": low}
+    ranges = budget_ranges("s", results(gaps, regrets))
+    assert [(x.policy, x.budgets) for x in ranges] == [("a", (10, 20)), ("b", (30,))]
+    assert ranges[0].significant == 2 and [x.best for x in ranges[0].regret] == ["b", "b"]
+
+
+def test_overall_choice_counts_settings_and_breaks_ties_by_setting_order() -> None:
+    low, high = {h: noise(h) + 1 for h in HORIZONS}, {h: noise(h) + 9 for h in HORIZONS}
+    r_a = results({"a": low, "b": high}, {"a": low, "b": high})
+    r_b = results({"a": high, "b": low}, {"a": high, "b": low})
+    assert overall_choice({"1": lead(r_a, 10, "final_gap"), "2": lead(r_b, 10, "final_gap")}) == (
+        "a",
+        1,
+    )
+    three = {k: lead(r, 10, "final_gap") for k, r in (("1", r_a), ("2", r_b), ("3", r_b))}
+    assert overall_choice(three) == ("b", 2)
+
+
+@pytest.mark.parametrize(
+    ("ace_shift", "lowest", "no_worse"),
+    [(-0.5, True, True), (0.0, False, True), (0.5, False, False)],
+)
+def test_heldout_criteria(ace_shift: float, lowest: bool, no_worse: bool) -> None:
+    other = {h: noise(h) + 5 for h in HORIZONS}
+    ace = {h: other[h] + ace_shift for h in HORIZONS}  # a constant paired difference
+    worse = {h: other[h] + 3 for h in HORIZONS}
+    values = {"ace-ucb": ace, "ucb1": other, "red-ucb": worse}
+    cells = heldout_cells("s", results(values, values), [20, 30])
+    for c in cells:
+        assert c.regret_rival.best == c.gap_rival.best == "ucb1"
+        assert c.lowest_regret is lowest and c.gap_no_worse is no_worse
+        diff = ace[c.horizon] - other[c.horizon]
+        assert c.regret_rival.margin.mean == pytest.approx(diff.mean())
+        assert c.regret_ratio == pytest.approx(ace[c.horizon].mean() / other[c.horizon].mean())

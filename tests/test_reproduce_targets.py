@@ -1,0 +1,258 @@
+"""The ``modelselection`` and ``heldout`` targets: their sweeps (every policy; held-out
+instances only), and the report's recommendation and verdicts checked against the store rows
+(the quick reproduction of ``conftest.reproduction_quick``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+from risingbandits.analysis.stats import MeanCI
+from risingbandits.experiments import Store, parse_spec
+from risingbandits.instances import Noise
+from risingbandits.instances.families import IMDB_ALL_ARMS, family_size, instance_ids
+from risingbandits.policies import POLICIES, make_policy
+from risingbandits.reproduce import reproduce
+from risingbandits.reproduce.claims import ci_text
+from risingbandits.reproduce.settings import (
+    BUDGET_PERCENTS,
+    EXTRA_POLICIES,
+    FULL,
+    HELDOUT_FAMILIES,
+    HELDOUT_SWEEPS,
+    HELDOUT_SYNTHETIC,
+    PAPER_POLICIES,
+    QUICK,
+    SELECT_SWEEPS,
+    TARGETS,
+    Size,
+    sweeps,
+)
+
+EVERY = (*PAPER_POLICIES, *EXTRA_POLICIES)
+PRESETS = {
+    "select-imdb": "imdb",
+    "select-imdb29": "imdb",
+    "select-lcdb": "concave",
+    "heldout-ltf": "ltf",
+    "heldout-concave": "concave",
+    "heldout-concave-v2": "concave",
+}
+
+
+@pytest.mark.parametrize("size", [FULL, QUICK], ids=lambda s: s.name)
+def test_sweeps_run_every_policy_on_held_out_instances(size: Size, imdb_curves_dir: Path) -> None:
+    defs = sweeps(size)
+    test_ids = set(instance_ids("lcdb-v1", 70, 0, split="test"))
+    dev_ids = set(instance_ids("lcdb-v1", 71, 0, split="dev"))
+    for name, preset in PRESETS.items():
+        text = defs[name].spec_text(size)
+        spec = parse_spec(text)
+        assert spec.sweep_seed == 0 and [p.label for p in spec.policies] == list(EVERY)
+        for p in spec.policies:
+            want = make_policy(p.name, preset if p.name in PAPER_POLICIES else None).params
+            assert p.params == json.loads(json.dumps(want)), (name, p.name)
+        assert text.count("preset = ") == len(PAPER_POLICIES)  # none for the six others
+        ids = {r.id for r in spec.instances}
+        if name in HELDOUT_SYNTHETIC:
+            family = HELDOUT_FAMILIES[name.removeprefix("heldout-")]
+            assert ids == {f"{family}/1/{j}" for j in range(size.instances)}  # generator seed 1
+            assert spec.horizons == (10_000, 30_000, 50_000) and spec.seeds == 1
+            assert spec.instances[0].build(10).noise == Noise("gaussian", 0.1)
+        elif name == "select-lcdb":
+            assert 'split = "test"' in text and "dev" not in text
+            assert ids <= test_ids and not ids & dev_ids and spec.relative
+            assert spec.horizons == BUDGET_PERCENTS and spec.seeds == size.lcdb_seeds
+        else:
+            assert spec.horizons == tuple(p * 500 for p in BUDGET_PERCENTS)
+            assert spec.seeds == size.imdb_runs
+            arms = spec.instances[0].build(10).arm_names
+            assert len(arms) == (29 if name.endswith("29") else 7)
+    assert FULL.lcdb_instances == family_size("lcdb-v1", split="test") == 70
+    assert set(IMDB_ALL_ARMS) == set(np.load(imdb_curves_dir / "curves.npz").files)
+    assert set(EVERY) <= set(POLICIES) and "ace-ucb" in EXTRA_POLICIES
+
+
+def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
+    assert TARGETS["modelselection"] == SELECT_SWEEPS
+    assert set(TARGETS["heldout"]) == {*HELDOUT_SYNTHETIC, "select-imdb", "select-lcdb"}
+    added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC)
+    assert set(TARGETS["all"][-added:]) == set(SELECT_SWEEPS) | set(HELDOUT_SYNTHETIC)
+
+
+# -- the quick reproduction, checked against its rows --------------------------------------------
+
+
+def store_values(out: Path, name: str) -> dict[tuple[str, int], dict[tuple[str, int], tuple]]:
+    """``{(policy, budget): {(instance, seed): (regret, final_gap)}}`` read from the parts
+    (budget: the horizon, or its percent in a store of horizon percents)."""
+    path = out / f"{name}-quick"
+    spec = Store(path).spec()
+    key = {(i, h): p for i, h, p in spec.horizon_keys() or []}
+    values: dict[tuple[str, int], dict[tuple[str, int], tuple]] = {}
+    for row in pq.read_table(path / "parts").to_pylist():
+        budget = key.get((row["instance"], row["horizon"]), row["horizon"])
+        unit = (row["instance"], row["seed"])
+        values.setdefault((row["policy"], budget), {})[unit] = (row["regret"], row["final_gap"])
+    return values
+
+
+def column(values: dict, policy: str, budget: int, metric: str) -> np.ndarray:
+    by_unit = values[policy, budget]
+    k = 0 if metric == "regret" else 1
+    return np.array([by_unit[u][k] for u in sorted(by_unit)])
+
+
+def paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    d = a - b
+    half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
+
+
+def close(ci: dict[str, Any], want: tuple[float, float, float]) -> bool:
+    return bool(np.allclose([ci["mean"], ci["low"], ci["high"]], want, rtol=1e-9, atol=1e-12))
+
+
+@pytest.fixture(scope="module")
+def report(reproduction_quick: Path) -> dict[str, Any]:
+    return dict(json.loads((reproduction_quick / "report.json").read_text()))
+
+
+def section(out: Path, heading: str) -> str:
+    return (out / "report.md").read_text().split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_report_names_every_policy_in_every_table(reproduction_quick: Path) -> None:
+    for heading in (
+        "Online model selection: which policy for which budget",
+        "Held-out evaluation of ACE-UCB",
+    ):
+        text = section(reproduction_quick, heading)
+        for label in EVERY:
+            rows = re.findall(rf"^\| {re.escape(label)}\*? \|", text, re.MULTILINE)
+            tables = 9 if heading.startswith("Online") else 10  # 3 per setting, 2 per setting
+            assert len(rows) == tables, (heading, label, len(rows))
+
+
+def test_leads_are_the_lowest_means_with_paired_intervals(
+    reproduction_quick: Path, report: dict[str, Any]
+) -> None:
+    leads = report["modelselection"]["leads"]
+    assert len(leads) == 2 * len(SELECT_SWEEPS) * len(BUDGET_PERCENTS)
+    for x in leads:
+        values = store_values(reproduction_quick, x["setting"])
+        budget = x["budget_percent"] if x["setting"] == "select-lcdb" else x["horizon"]
+        means = {p: column(values, p, budget, x["metric"]).mean() for p in EVERY}
+        order = sorted(EVERY, key=lambda p: means[p])  # spec order breaks ties, as the report
+        assert [x["best"], x["runner_up"]] == order[:2]
+        best, runner = (column(values, p, budget, x["metric"]) for p in order[:2])
+        margin = paired(runner, best)
+        assert close(x["margin"], margin) and margin[1] <= margin[0] <= margin[2]
+        assert x["significant"] == (margin[1] > 0)
+
+
+def test_recommendation_text_matches_the_leaders_table(
+    reproduction_quick: Path, report: dict[str, Any]
+) -> None:
+    text = section(reproduction_quick, "Online model selection: which policy for which budget")
+    gap_leads = [x for x in report["modelselection"]["leads"] if x["metric"] == "final_gap"]
+    table = [line for line in text.splitlines() if re.match(r"\| (IMDB|LCDB)", line)]
+    assert len(table) == len(gap_leads)
+    for line, x in zip(table, gap_leads, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[2] == f"{x['best']} {ci_text(ci_of(x['best_ci']), 4)}"
+        assert cells[4] == ci_text(ci_of(x["margin"]), 4)
+        assert cells[5] == ("yes" if x["significant"] else "no")
+    bullets = [line for line in text.splitlines() if line.startswith("- ") and ", budget " in line]
+    ranges = report["modelselection"]["ranges"]
+    assert len(bullets) == len(ranges)
+    for bullet, rng in zip(bullets, ranges, strict=True):
+        mine = [x for x in gap_leads if x["setting"] == rng["setting"]]
+        chosen = [x for x in mine if x["horizon"] in rng["horizons"]]
+        assert {x["best"] for x in chosen} == {rng["policy"]} and f"**{rng['policy']}**" in bullet
+        assert rng["significant"] == sum(x["significant"] for x in chosen)
+        assert ("not significant" in bullet) == (rng["significant"] == 0)
+        for x in chosen:
+            assert f"{ci_text(ci_of(x['margin']), 4)} over {x['runner_up']}" in bullet
+        # a range is as long as it can be: its neighbours have another leader
+        k = [x["horizon"] for x in mine].index(rng["horizons"][0])
+        n = len(rng["horizons"])
+        assert k == 0 or mine[k - 1]["best"] != rng["policy"]
+        assert k + n == len(mine) or mine[k + n]["best"] != rng["policy"]
+    for group in report["modelselection"]["overall"]:
+        for pct, count in zip(group["budget_percents"], group["leads_in"], strict=True):
+            here = [x for x in gap_leads if x["budget_percent"] == pct]
+            best = [x["best"] for x in here]
+            assert count == best.count(group["policy"]) == max(best.count(p) for p in best)
+
+
+def ci_of(d: dict[str, Any]) -> MeanCI:
+    return MeanCI(d["mean"], d["low"], d["high"], d["n"])
+
+
+def test_heldout_verdicts_agree_with_the_means(
+    reproduction_quick: Path, report: dict[str, Any]
+) -> None:
+    cells = report["heldout"]["cells"]
+    assert len(cells) == 3 * len(HELDOUT_SWEEPS)
+    for c in cells:
+        values = store_values(reproduction_quick, c["setting"])
+        budget = c["budget_percent"] if c["setting"] == "select-lcdb" else c["horizon"]
+        for metric, rival, diff in (
+            ("regret", "best_other_regret", "regret_difference"),
+            ("final_gap", "best_other_final_gap", "final_gap_difference"),
+        ):
+            means = {p: column(values, p, budget, metric).mean() for p in EVERY}
+            others = [p for p in EVERY if p != "ace-ucb"]
+            assert c[rival] == min(others, key=lambda p: means[p])
+            ace, other = (
+                column(values, "ace-ucb", budget, metric),
+                column(values, c[rival], budget, metric),
+            )
+            d = paired(ace, other)
+            assert close(c[diff], d) and d[1] <= d[0] <= d[2]
+            assert d[0] == pytest.approx(means["ace-ucb"] - means[c[rival]], abs=1e-9)
+        regret = {p: column(values, p, budget, "regret").mean() for p in EVERY}
+        assert c["a"] == (min(regret, key=lambda p: regret[p]) == "ace-ucb")
+        assert c["b"] == (c["final_gap_difference"]["low"] <= 0)
+        assert c["regret_ratio"] == pytest.approx(
+            regret["ace-ucb"] / regret[c["best_other_regret"]]
+        )
+    text = section(reproduction_quick, "Held-out evaluation of ACE-UCB")
+    rows = [line for line in text.splitlines() if re.match(r"\| .* \| \*\*(yes|no)\*\* \|", line)]
+    assert len(rows) == len(cells)
+    for line, c in zip(rows, cells, strict=True):
+        marks = re.findall(r"\*\*(yes|no)\*\*", line)
+        assert marks == ["yes" if c["a"] else "no", "yes" if c["b"] else "no"]
+    a, b = sum(c["a"] for c in cells), sum(c["b"] for c in cells)
+    both = sum(c["a"] and c["b"] for c in cells)
+    n = len(cells)
+    assert f"(a) holds in {a} of {n} cells, (b) in {b} of {n}, both in {both} of {n}" in text
+    assert ("is **met**" in text) == (both == n)
+
+
+def test_heldout_rows_come_from_held_out_instances_only(reproduction_quick: Path) -> None:
+    dev = set(instance_ids("lcdb-v1", 71, 0, split="dev"))
+    test = set(instance_ids("lcdb-v1", 70, 0, split="test"))
+    for name in HELDOUT_SWEEPS:
+        rows = pq.read_table(reproduction_quick / f"{name}-quick" / "parts", columns=["instance"])
+        ids = set(rows.column("instance").to_pylist())
+        if name in HELDOUT_SYNTHETIC:
+            assert all(re.fullmatch(r"[a-z0-9-]+/1/\d+", i) for i in ids), ids
+        elif name == "select-lcdb":
+            assert ids <= test and not ids & dev
+    text = section(reproduction_quick, "Held-out evaluation of ACE-UCB")
+    assert "generator seed 1" in text and "split test" in text and "docs/ace-ucb-tuning.md" in text
+
+
+def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:
+    result = reproduce("heldout", reproduction_quick, quick=True, workers=2, report=False)
+    assert [s.name for s in result.sweeps] == list(HELDOUT_SWEEPS)
+    assert result.cells_run == 0 and all(s.resumed for s in result.sweeps)
