@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -50,3 +51,13 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> MeanCI:
 def finite_or_none(x: float) -> float | None:
     """``x``, or None when it is NaN or infinite (for strict JSON)."""
     return x if math.isfinite(x) else None
+
+
+def ci_json(c: MeanCI) -> dict[str, Any]:
+    """``{"mean", "ci_low", "ci_high", "n"}`` for strict JSON (NaN bounds become null)."""
+    return {
+        "mean": c.mean,
+        "ci_low": finite_or_none(c.low),
+        "ci_high": finite_or_none(c.high),
+        "n": c.n,
+    }

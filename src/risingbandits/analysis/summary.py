@@ -30,7 +30,7 @@ import numpy as np
 from risingbandits.analysis.bootstrap import bootstrap_ci
 from risingbandits.analysis.queries import METRICS, check_metric, connect, grouped_values, in_list
 from risingbandits.analysis.ranks import RankRow, average_ranks
-from risingbandits.analysis.stats import MeanCI, finite_or_none, mean_ci
+from risingbandits.analysis.stats import MeanCI, ci_json, finite_or_none, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
 from risingbandits.experiments.spec import PolicyRef
 from risingbandits.experiments.store import PolicyProgress, Store, StoreError
@@ -125,16 +125,8 @@ class Summary:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (NaN bounds become null)."""
 
-        def ci(c: MeanCI) -> dict[str, Any]:
-            return {
-                "mean": c.mean,
-                "ci_low": finite_or_none(c.low),
-                "ci_high": finite_or_none(c.high),
-                "n": c.n,
-            }
-
         def table(rows: Sequence[MeanRow | RankRow]) -> list[dict[str, Any]]:
-            return [{"policy": r.policy, "horizon": r.horizon, **ci(r.ci)} for r in rows]
+            return [{"policy": r.policy, "horizon": r.horizon, **ci_json(r.ci)} for r in rows]
 
         return {
             "store": self.path,

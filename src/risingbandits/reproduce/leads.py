@@ -37,10 +37,8 @@ class Lead:
         return self.margin.low > 0
 
 
-def lead(r: Results, horizon: int, metric: str, among: Sequence[str] | None = None) -> Lead:
-    """The lead by ``metric`` at ``horizon`` among ``among`` (default: every policy)."""
-    labels = [p for p in r.order(horizon, metric) if among is None or p in among]
-    best, runner = labels[0], labels[1]
+def compare(r: Results, horizon: int, metric: str, best: str, runner: str) -> Lead:
+    """``best`` against ``runner`` by ``metric`` at ``horizon``."""
     return Lead(
         metric,
         horizon,
@@ -50,6 +48,12 @@ def lead(r: Results, horizon: int, metric: str, among: Sequence[str] | None = No
         r.ci(runner, horizon, metric),
         r.gap(best, runner, horizon, metric),
     )
+
+
+def lead(r: Results, horizon: int, metric: str, among: Sequence[str] | None = None) -> Lead:
+    """The lead by ``metric`` at ``horizon`` among ``among`` (default: every policy)."""
+    labels = [p for p in r.order(horizon, metric) if among is None or p in among]
+    return compare(r, horizon, metric, labels[0], labels[1])
 
 
 # -- model selection: which policy for which budget ----------------------------------------------
@@ -139,16 +143,7 @@ class HeldoutCell:
 def rival(r: Results, horizon: int, metric: str) -> Lead:
     """The best policy other than ACE-UCB by ``metric``, with ACE-UCB as its runner-up."""
     others = [p for p in r.order(horizon, metric) if p != ACE]
-    best = others[0]
-    return Lead(
-        metric,
-        horizon,
-        best,
-        ACE,
-        r.ci(best, horizon, metric),
-        r.ci(ACE, horizon, metric),
-        r.gap(best, ACE, horizon, metric),
-    )
+    return compare(r, horizon, metric, others[0], ACE)
 
 
 def heldout_cells(setting: str, r: Results, horizons: Sequence[int]) -> list[HeldoutCell]:

@@ -5,9 +5,8 @@ with ``horizon_percents``). Shared by the model-selection and held-out sections.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from risingbandits.analysis.stats import MeanCI, finite_or_none
+from risingbandits.analysis.stats import MeanCI
 from risingbandits.experiments.store import Store
 from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.reproduce.data import Results
@@ -49,13 +48,3 @@ def load_setting(ctx: Context, store: str, title: str) -> Setting:
     """``store``'s results with ranks at every budget."""
     spec = Store(ctx.stores[store]).spec()
     return Setting(store, title, ctx.results(store, rank_horizons=spec.horizons), spec.relative)
-
-
-def ci_json(ci: MeanCI) -> dict[str, Any]:
-    """A mean and its interval for ``report.json`` (NaN bounds become null)."""
-    return {
-        "mean": ci.mean,
-        "low": finite_or_none(ci.low),
-        "high": finite_or_none(ci.high),
-        "n": ci.n,
-    }

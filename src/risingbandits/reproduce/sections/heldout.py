@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from risingbandits.analysis.stats import ci_json
 from risingbandits.experiments.store import Store
 from risingbandits.instances.families import FAMILIES
 from risingbandits.reproduce import figures
@@ -16,7 +17,7 @@ from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.figures import labels_of
 from risingbandits.reproduce.leads import CRITERIA, HeldoutCell, heldout_cells, yes_no
-from risingbandits.reproduce.sections.budgets import Setting, ci_json, load_setting
+from risingbandits.reproduce.sections.budgets import Setting, load_setting
 from risingbandits.reproduce.sections.common import DIGITS, Context, per_horizon_table
 from risingbandits.reproduce.settings import HELDOUT_PERCENTS, HELDOUT_SWEEPS, LCDB_PRESET
 
@@ -60,12 +61,12 @@ def cell_row(s: Setting, c: HeldoutCell) -> tuple[str, ...]:
         s.title,
         s.budget(c.horizon),
         ci_text(c.ace_regret, reg),
-        f"{c.regret_rival.best} {ci_text(c.regret_rival.best_ci, reg)}",
+        f"{s.results.name(c.regret_rival.best)} {ci_text(c.regret_rival.best_ci, reg)}",
         ci_text(c.regret_rival.margin, reg),
         f"{c.regret_ratio:.2f}",
         f"**{yes_no(c.lowest_regret)}**",
         ci_text(c.ace_gap, gap),
-        f"{c.gap_rival.best} {ci_text(c.gap_rival.best_ci, gap)}",
+        f"{s.results.name(c.gap_rival.best)} {ci_text(c.gap_rival.best_ci, gap)}",
         ci_text(c.gap_rival.margin, gap),
         f"**{yes_no(c.gap_no_worse)}**",
     )

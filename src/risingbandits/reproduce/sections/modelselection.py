@@ -6,9 +6,10 @@ instance's full budget, with a recommendation computed from the results by the r
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from risingbandits.analysis.stats import ci_json
 from risingbandits.experiments.store import Store
 from risingbandits.reproduce import figures
 from risingbandits.reproduce.claims import ci_text
@@ -21,7 +22,7 @@ from risingbandits.reproduce.leads import (
     lead,
     overall_choice,
 )
-from risingbandits.reproduce.sections.budgets import STYLES, Setting, ci_json, load_setting
+from risingbandits.reproduce.sections.budgets import STYLES, Setting, load_setting
 from risingbandits.reproduce.sections.common import DIGITS, Context, per_horizon_table
 from risingbandits.reproduce.settings import LCDB_PRESET, SELECT_SWEEPS
 
@@ -41,11 +42,11 @@ RULE = (
 )
 
 
-def lead_cell(x: Lead, digits: int) -> tuple[str, str, str, str]:
-    """Leader, runner-up, paired lead and significance as table cells."""
+def lead_cell(x: Lead, digits: int, name: Callable[[str], str]) -> tuple[str, str, str, str]:
+    """Leader, runner-up (display ``name``), paired lead and significance as table cells."""
     return (
-        f"{x.best} {ci_text(x.best_ci, digits)}",
-        f"{x.runner_up} {ci_text(x.runner_ci, digits)}",
+        f"{name(x.best)} {ci_text(x.best_ci, digits)}",
+        f"{name(x.runner_up)} {ci_text(x.runner_ci, digits)}",
         ci_text(x.margin, digits),
         "yes" if x.significant else "no",
     )
@@ -76,8 +77,8 @@ def leaders_table(settings: Sequence[Setting]) -> Table:
                 (
                     s.title,
                     s.budget(h),
-                    *lead_cell(gap, DIGITS["final_gap"]),
-                    *lead_cell(regret, DIGITS["regret"]),
+                    *lead_cell(gap, DIGITS["final_gap"], s.results.name),
+                    *lead_cell(regret, DIGITS["regret"], s.results.name),
                 )
             )
     header = ["setting", "budget"]
@@ -91,26 +92,25 @@ def leaders_table(settings: Sequence[Setting]) -> Table:
 def range_text(s: Setting, rng: BudgetRange) -> str:
     """One sentence of the recommendation: the range, its policy and how clear its lead is (the
     paired intervals), and the lowest regret at the same budgets."""
+    name, policy = s.results.name, s.results.name(rng.policy)
     first, last = rng.budgets[0], rng.budgets[-1]
     where = s.budget(first) if first == last else f"{s.budget(first)} to {s.budget(last)}"
     n, k = len(rng.budgets), rng.significant
     margins = "; ".join(
-        f"{s.budget(x.horizon)}: {ci_text(x.margin, DIGITS['final_gap'])} over {x.runner_up}"
+        f"{s.budget(x.horizon)}: {ci_text(x.margin, DIGITS['final_gap'])} over {name(x.runner_up)}"
         for x in rng.leads
     )
     at = "" if n == 1 else f" at each of these {n} budgets"
     if k == 0:
         verdict = (
-            f"**{rng.policy}** has the lowest mean final-model gap{at}, but its lead over the "
+            f"**{policy}** has the lowest mean final-model gap{at}, but its lead over the "
             f"runner-up is not significant{'' if n == 1 else ' at any of them'}: no clear choice"
         )
     else:
         clear = "significantly" if k == n else f"significantly at {k} of {n} budgets"
-        verdict = (
-            f"use **{rng.policy}**: lowest mean final-model gap{at}, {clear} below the runner-up"
-        )
+        verdict = f"use **{policy}**: lowest mean final-model gap{at}, {clear} below the runner-up"
     regret = Counter(x.best for x in rng.regret)
-    regret_text = ", ".join(f"{p} ({c} of {n})" for p, c in regret.most_common())
+    regret_text = ", ".join(f"{name(p)} ({c} of {n})" for p, c in regret.most_common())
     return (
         f"{s.title}, budget {where}: {verdict} (lead, paired 95% CI: {margins}); lowest mean "
         f"regret: {regret_text}."
@@ -138,8 +138,11 @@ def overall(settings: Sequence[Setting]) -> list[tuple[list[int], str, list[tupl
     return groups
 
 
-def overall_text(group: tuple[list[int], str, list[tuple[int, int]]]) -> str:
-    percents, policy, counts = group
+def overall_text(
+    group: tuple[list[int], str, list[tuple[int, int]]], name: Callable[[str], str]
+) -> str:
+    percents, label, counts = group
+    policy = name(label)
     where = f"{percents[0]}%" if len(percents) == 1 else f"{percents[0]}% to {percents[-1]}%"
     detail = ", ".join(
         f"{k} of {n} settings at {p}%" for p, (k, n) in zip(percents, counts, strict=True)
@@ -198,7 +201,7 @@ def selection_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
         Heading(3, "Which policy to use"),
         Para(RULE),
         Para("Across the settings, by budget:"),
-        Bullets(tuple(overall_text(g) for g in groups)),
+        Bullets(tuple(overall_text(g, settings[0].results.name) for g in groups)),
         Para("By setting:"),
         Bullets(tuple(range_text(s, rng) for s, rng in ranges)),
         leaders_table(settings),
