@@ -27,6 +27,7 @@ from ray import tune
 
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
 
+# --8<-- [start:trainable]
 SPACE = {
     "loss": tune.grid_search(["log_loss", "hinge", "modified_huber"]),
     "alpha": tune.grid_search([1e-4, 1e-2]),
@@ -52,8 +53,10 @@ def train(config: dict[str, Any]) -> None:
             )
 
 
+# --8<-- [end:trainable]
 def select(budget: int = 60, policy: str = "cure-ucb", seed: int = 0, cpus: int = 2) -> dict:
     """Spend ``budget`` iterations over the six trials; returns the scheduler's summary."""
+    # --8<-- [start:scheduler]
     scheduler = RisingBanditScheduler(budget, policy=policy, seed=seed)
     with (
         local_ray(num_cpus=cpus, log_to_driver=False),
@@ -70,6 +73,7 @@ def select(budget: int = 60, policy: str = "cure-ucb", seed: int = 0, cpus: int 
         ).fit()
         configs = {r.metrics["trial_id"]: r.config for r in results}
     summary = scheduler.summary()
+    # --8<-- [end:scheduler]
     return {**summary, "configs": {t: configs[t] for t in summary["pulls"]}}
 
 

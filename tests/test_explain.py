@@ -21,7 +21,7 @@ from risingbandits.policies import POLICIES, make_policy
 
 runner = CliRunner()
 NAMES = sorted(POLICIES)
-TARGETED = {"cure-ucb", "cure-ucb-det", "red-ucb", "red-ucb-det", "ti-ucb"}
+TARGETED = {"ace-ucb", "cure-ucb", "cure-ucb-det", "red-ucb", "red-ucb-det", "ti-ucb"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -51,16 +51,18 @@ def test_views_match_the_run(name: str) -> None:
 
 def test_target_points_follow_each_policy_s_definition() -> None:
     instance = random_ltf(np.random.default_rng(8), 3, 2_000, rb.Noise("gaussian", 0.1))
-    policies = [make_policy("cure-ucb"), make_policy("red-ucb"), make_policy("ti-ucb")]
+    names = ("cure-ucb", "red-ucb", "ti-ucb", "ace-ucb")
     t = 1_500
-    ex = explain(instance, policies, 2_000, seed=1, rounds=[1, t])
-    cure, red, ti = ex.at(t)
+    ex = explain(instance, [make_policy(n) for n in names], 2_000, seed=1, rounds=[1, t])
+    cure, red, ti, ace = ex.at(t)
     for a in cure.arms:  # N + (T - t)/2, recent average + future gain
         assert a.target == (a.pulls + (2_000 - t) / 2, a.terms[0] + a.terms[1])
     for a in red.arms:  # the round t itself, the projected estimate
         assert a.target == (t, a.terms[0])
     for a in ti.arms:  # the next pull, the prediction
         assert a.target == (a.pulls + 1, a.terms[0])
+    for a in ace.arms:  # N + (T - t + 1)/2, the point commit value (level + expected growth)
+        assert a.target == (a.pulls + (2_000 - t + 1) / 2, a.terms[0] + a.terms[1])
     at_round = explain(instance, [make_policy("ti-ucb", predict_at="round")], 2_000, 1, [t])
     for a in at_round.at(t)[0].arms:  # the line read at the round t
         assert a.target == (t, a.terms[0])

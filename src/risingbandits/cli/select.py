@@ -15,7 +15,7 @@ from rich.table import Table
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import progress_bar
 from risingbandits.integrations.shell import Step, load_run, run_commands, summary
-from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import parse_params
 
 
@@ -98,7 +98,9 @@ def select(
     name: Annotated[
         list[str] | None, typer.Option(help="Name of each candidate, in order (repeatable).")
     ] = None,
-    policy: Annotated[str, typer.Option(help="Policy (see `risingbandits list`).")] = "cure-ucb",
+    policy: Annotated[
+        str, typer.Option(help="Policy (see `risingbandits list`).")
+    ] = DEFAULT_POLICY,
     preset: Annotated[str | None, typer.Option(help="Parameter preset of the policy.")] = None,
     param: Annotated[
         list[str] | None, typer.Option(help="Policy parameter NAME=VALUE (repeatable).")

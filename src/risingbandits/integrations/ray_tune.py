@@ -46,7 +46,7 @@ from ray.tune.experiment import Trial  # noqa: E402
 from ray.tune.schedulers import TrialScheduler  # noqa: E402
 
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
-from risingbandits.modelselect import ModelSelector  # noqa: E402
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
 
 if TYPE_CHECKING:
     from ray.tune.execution.tune_controller import TuneController
@@ -66,7 +66,7 @@ class RisingBanditScheduler(TrialScheduler):
         self,
         budget: int,
         *,
-        policy: str = "cure-ucb",
+        policy: str = DEFAULT_POLICY,
         metric: str | None = None,
         mode: str | None = None,
         score_range: Sequence[float] | None = None,

@@ -8,6 +8,6 @@
   bandit run and the regeneration of the learning curves.
 """
 
-from risingbandits.modelselect.selector import ModelSelector
+from risingbandits.modelselect.selector import DEFAULT_POLICY, ModelSelector
 
-__all__ = ["ModelSelector"]
+__all__ = ["DEFAULT_POLICY", "ModelSelector"]

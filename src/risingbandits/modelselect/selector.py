@@ -65,6 +65,9 @@ from risingbandits.policies.online import OnlineRun
 from risingbandits.policies.registry import make_policy, policy_class, policy_from_dict
 from risingbandits.policies.trace import Trace
 
+DEFAULT_POLICY = "cure-ucb"
+"""The policy a :class:`ModelSelector` uses when none is given (and the Ray Tune scheduler, the
+Optuna helper and ``risingbandits select``)."""
 DEFAULT_NOISE_PROXY = 0.5
 MAX_REDIRECTS = 3
 """Times the policy is asked again when it chooses an unavailable candidate."""
@@ -111,7 +114,7 @@ class ModelSelector:
         self,
         candidates: int | Sequence[str],
         budget: int,
-        policy: str | Policy = "cure-ucb",
+        policy: str | Policy = DEFAULT_POLICY,
         *,
         preset: str | None = None,
         params: Mapping[str, Any] | None = None,

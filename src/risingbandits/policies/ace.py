@@ -169,60 +169,55 @@ def fresh_arm_stats(n_arms: int) -> np.ndarray:
 
 def _select(state: AceState, t: int, rng: np.ndarray) -> int:
     n_arms = state.scores.shape[0]
-    forced = round_robin(t, n_arms, state.start)
+    arm = round_robin(t, n_arms, state.start)
     for i in range(n_arms):  # an arm added to a running selector is played first
-        if forced < 0 and state.hist.counts[i] == 0:
-            forced = i
-    arm = forced
-    if forced >= 0:
-        show_forced(state.scores, state.terms, forced)
+        if arm < 0 and state.hist.counts[i] == 0:
+            arm = i
+    if arm >= 0:
+        show_forced(state.scores, state.terms, arm)
     else:
-        arm = _ranked(state, t, rng)
+        sigma = noise_sigma(state.noise)
+        remaining = state.horizon - t + 1
+        z = math.sqrt(2.0 * math.log(t))
+        bar = -np.inf
+        for i in range(n_arms):
+            level = state.arm[i, LEVEL]
+            point = level
+            if state.arm[i, UNIT] < np.inf:
+                s_up = max(0.0, state.arm[i, SLOPE])
+                point = capped_average(
+                    level + s_up * state.arm[i, LEVER], s_up, remaining, state.top
+                )
+            state.arm[i, POINT] = point
+            bar = max(bar, point)
+        for i in range(n_arms):
+            value = state.top  # too young for a chord: played first
+            if state.arm[i, UNIT] < np.inf:
+                se = sigma * state.arm[i, UNIT]
+                level_ucb = state.arm[i, LEVEL] + state.c * z * sigma * state.arm[i, BONUS]
+                phi = affordability(
+                    state.arm[i, LEVEL],
+                    state.arm[i, SLOPE],
+                    se,
+                    state.hist.counts[i],
+                    bar,
+                    remaining,
+                    state.arm[i, LEVER],
+                    level_ucb,
+                    z,
+                    state.top,
+                    state.eta,
+                )
+                growth = max(0.0, state.arm[i, SLOPE]) + phi * state.cs * z * se
+                value = capped_average(
+                    level_ucb + growth * state.arm[i, LEVER], growth, remaining, state.top
+                )
+            state.terms[i, 0] = state.arm[i, LEVEL]
+            state.terms[i, 1] = state.arm[i, POINT] - state.arm[i, LEVEL]
+            state.terms[i, 2] = value - state.arm[i, POINT]
+            state.scores[i] = state.terms[i, 0] + state.terms[i, 1] + state.terms[i, 2]
+        arm = argmax_ties(state.scores, rng, state.tie_first)
     return arm
-
-
-@helper
-def _ranked(state: AceState, t: int, rng: np.ndarray) -> int:
-    n_arms = state.scores.shape[0]
-    sigma = noise_sigma(state.noise)
-    remaining = state.horizon - t + 1
-    z = math.sqrt(2.0 * math.log(t))
-    bar = -np.inf
-    for i in range(n_arms):
-        level = state.arm[i, LEVEL]
-        point = level
-        if state.arm[i, UNIT] < np.inf:
-            s_up = max(0.0, state.arm[i, SLOPE])
-            point = capped_average(level + s_up * state.arm[i, LEVER], s_up, remaining, state.top)
-        state.arm[i, POINT] = point
-        bar = max(bar, point)
-    for i in range(n_arms):
-        value = state.top  # too young for a chord: played first
-        if state.arm[i, UNIT] < np.inf:
-            se = sigma * state.arm[i, UNIT]
-            level_ucb = state.arm[i, LEVEL] + state.c * z * sigma * state.arm[i, BONUS]
-            phi = affordability(
-                state.arm[i, LEVEL],
-                state.arm[i, SLOPE],
-                se,
-                state.hist.counts[i],
-                bar,
-                remaining,
-                state.arm[i, LEVER],
-                level_ucb,
-                z,
-                state.top,
-                state.eta,
-            )
-            growth = max(0.0, state.arm[i, SLOPE]) + phi * state.cs * z * se
-            value = capped_average(
-                level_ucb + growth * state.arm[i, LEVER], growth, remaining, state.top
-            )
-        state.terms[i, 0] = state.arm[i, LEVEL]
-        state.terms[i, 1] = state.arm[i, POINT] - state.arm[i, LEVEL]
-        state.terms[i, 2] = value - state.arm[i, POINT]
-        state.scores[i] = state.terms[i, 0] + state.terms[i, 1] + state.terms[i, 2]
-    return argmax_ties(state.scores, rng, state.tie_first)
 
 
 def _update(state: AceState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:

@@ -22,6 +22,7 @@ _CLASSES: tuple[type[Policy], ...] = (
     UCB1,
 )
 POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in _CLASSES}
+"""Every policy class by its registry name (``cure-ucb``, ...), in the paper's order."""
 
 
 def policy_class(name: str) -> type[Policy]:
