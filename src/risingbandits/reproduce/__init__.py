@@ -3,7 +3,9 @@
 * :mod:`.settings`: the sweeps (engine specs) of each target, at full and quick size;
 * :mod:`.run`: :func:`reproduce` runs them (resumable stores), the theory checks, the report;
 * :mod:`.data`, :mod:`.claims`, :mod:`.figures`, :mod:`.report`: results, verdicts, figures,
-  Markdown + self-contained HTML (:mod:`.document`).
+  Markdown + self-contained HTML (:mod:`.document`);
+* :mod:`.leads`: beyond the paper, the rules of the model-selection recommendation and of the
+  held-out verdicts on ACE-UCB (targets ``modelselection`` and ``heldout``).
 """
 
 from risingbandits.reproduce.claims import CLAIMS, VERDICTS, ClaimResult
