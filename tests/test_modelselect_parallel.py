@@ -12,7 +12,7 @@ import pytest
 
 import risingbandits as rb
 from conftest import random_ltf
-from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import POLICIES, make_policy
 from risingbandits.seeding import reward_key
 
@@ -152,7 +152,9 @@ def test_bad_available_one_line(available: object, message: str) -> None:
 
 def test_sequential_use_runs_exactly_like_the_simulator() -> None:
     env = instance()
-    sim = rb.simulate(env, make_policy("cure-ucb", sigma="estimate"), BUDGET, [7], record_arms=True)
+    sim = rb.simulate(
+        env, make_policy(DEFAULT_POLICY, sigma="estimate"), BUDGET, [7], record_arms=True
+    )
     sel = ModelSelector(K, BUDGET, seed=7)
     key = reward_key(7)
     while not sel.done:

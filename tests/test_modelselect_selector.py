@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import POLICIES, make_policy
 
 K, BUDGET = 3, 120
@@ -220,7 +220,7 @@ def test_sigma_estimate_is_the_default_unless_chosen() -> None:
 
     assert sigma() == "estimate"
     assert sigma(policy="red-ucb") == "estimate"
-    assert sigma(preset="imdb") == 0.1
+    assert sigma(policy="cure-ucb", preset="imdb") == 0.1
     assert sigma(params={"sigma": "auto"}) == "auto"
     assert sigma(policy=make_policy("cure-ucb")) == 0.1  # a configured policy is used as given
     assert sigma(policy="ucb1") is None
@@ -270,7 +270,7 @@ def test_refused_score_or_metrics_lose_nothing() -> None:
 
 
 def test_recommend_and_summary() -> None:
-    sel = ModelSelector(["a", "b", "c"], 60, seed=1)
+    sel = ModelSelector(["a", "b", "c"], 60, "cure-ucb", seed=1)
     empty = sel.summary()
     assert empty["recommended_score"] is None and empty["best_last_score"] is None
     drive(sel, score_table(), 60, [])
@@ -289,7 +289,7 @@ def test_recommend_and_summary() -> None:
 def test_trace_shows_what_each_select_ranked_by() -> None:
     scores = score_table()
     sel = ModelSelector(K, BUDGET, seed=2, trace=True)
-    policy = make_policy("cure-ucb", sigma="estimate")
+    policy = make_policy(DEFAULT_POLICY, sigma="estimate")
     policy.reset(K, BUDGET, seed=2, trace=True)
     for _ in range(40):
         arm = sel.select()
