@@ -8,6 +8,7 @@ import pytest
 
 from risingbandits.reproduce.data import Results
 from risingbandits.reproduce.leads import budget_ranges, heldout_cells, lead, overall_choice
+from risingbandits.reproduce.sections.common import per_horizon_table
 
 UNITS = 40
 HORIZONS = (10, 20, 30)
@@ -93,3 +94,12 @@ def test_heldout_criteria(ace_shift: float, lowest: bool, no_worse: bool) -> Non
         diff = ace[c.horizon] - other[c.horizon]
         assert c.regret_rival.margin.mean == pytest.approx(diff.mean())
         assert c.regret_ratio == pytest.approx(ace[c.horizon].mean() / other[c.horizon].mean())
+
+
+def test_a_per_horizon_table_lists_the_labels_asked_for() -> None:
+    per = {p: {h: 1.0 + noise(h) for h in HORIZONS} for p in ("a", "b", "c")}
+    r = results(per, per)
+    assert [row[0] for row in per_horizon_table(r, HORIZONS).rows] == ["a", "b", "c"]
+    table = per_horizon_table(r, HORIZONS, "final_gap", labels=["c", "a"])
+    assert [row[0] for row in table.rows] == ["c", "a"]
+    assert len(table.header) == 1 + len(HORIZONS)

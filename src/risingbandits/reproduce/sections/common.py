@@ -70,7 +70,8 @@ def per_horizon_table(
     return Table(
         ("policy", *(heading(h) for h in horizons)),
         tuple(
-            (r.name(p), *(ci_text(r.ci(p, h, metric), digits) for h in horizons)) for p in r.labels
+            (r.name(p), *(ci_text(r.ci(p, h, metric), digits) for h in horizons))
+            for p in (labels or r.labels)
         ),
     )
 
