@@ -36,20 +36,9 @@ from risingbandits.instances.families import (
     read_curves,
 )
 from risingbandits.instances.lcdb import lcdb_v1_members
+from risingbandits.reproduce.settings import PAPER_POLICIES
 
-BASELINES = (
-    "cure-ucb",
-    "red-ucb",
-    "et-swgts",
-    "ti-ucb",
-    "red-ae",
-    "sw-ucb",
-    "sw-kl-ucb",
-    "sw-ts",
-    "rexp3",
-    "ser4",
-    "ucb1",
-)
+BASELINES = (*PAPER_POLICIES, "ucb1")
 SETTINGS = {"ltf": "ltf", "concave": "concave", "imdb": "imdb", "lcdb": "imdb"}  # -> preset
 SEEDS = {"ltf": 1, "concave": 1, "imdb": 3, "lcdb": 1}
 Cell = tuple[rb.RisingInstance, tuple[int, int, int]]
