@@ -46,15 +46,22 @@ def prefix_of(rewards: list[float]) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(rewards)])[None, :]
 
 
+def last(prefix: np.ndarray, n: int, w: int) -> float:
+    """Sum of the last w of n rewards."""
+    return float(prefix[0, n] - prefix[0, n - w])
+
+
 def test_chord_slope_recovers_a_line_and_needs_two_windows() -> None:
     rewards = [0.1 + 0.002 * k for k in range(1, 41)]
     prefix = prefix_of(rewards)
-    slope, unit = chord_slope(prefix, 0, 40, 16, 1 / 16, 0.1)
+    slope, unit = chord_slope(prefix, 0, 40, 16, last(prefix, 40, 16), 1 / 16, 0.1)
     assert slope == pytest.approx(0.002)
     assert unit == pytest.approx(math.sqrt(2 / 16) / 16) or unit == pytest.approx(
         math.sqrt(2 / 16) / 24
     )
-    slope, unit = chord_slope(prefix, 0, 31, 16, 1 / 16, 0.1)  # 31 < 2 x 16: no chord
+    slope, unit = chord_slope(
+        prefix, 0, 31, 16, last(prefix, 31, 16), 1 / 16, 0.1
+    )  # 31 < 2 x 16: no chord
     assert (slope, unit) == (0.0, math.inf)
 
 
@@ -69,9 +76,9 @@ def test_chord_slope_takes_the_far_chord_when_its_bound_is_smaller() -> None:
     first_sum = sum(rewards[:10])
     near = (recent_sum - near_sum) / w / w
     far = (recent_sum - first_sum) / w / 90
-    noisy, unit = chord_slope(prefix, 0, 100, w, 1 / w, 1.0)
+    noisy, unit = chord_slope(prefix, 0, 100, w, recent_sum, 1 / w, 1.0)
     assert noisy == pytest.approx(far) and unit == pytest.approx(math.sqrt(2 / w) / 90)
-    quiet, unit = chord_slope(prefix, 0, 100, w, 1 / w, 1e-6)
+    quiet, unit = chord_slope(prefix, 0, 100, w, recent_sum, 1 / w, 1e-6)
     assert quiet == pytest.approx(near) and unit == pytest.approx(math.sqrt(2 / w) / w)
 
 

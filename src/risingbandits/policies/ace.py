@@ -46,7 +46,13 @@ from risingbandits.policies.common import argmax_ties, round_robin, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
 from risingbandits.policies.trace import finite_point
-from risingbandits.policies.windows import ArmHistory, history_push, new_history
+from risingbandits.policies.windows import (
+    ArmHistory,
+    floor_fraction,
+    history_push,
+    new_history,
+    window_sum,
+)
 
 CHORD_Z = 2.0
 """Confidence multiplier that picks the chord (the smallest chord + CHORD_Z x its SE)."""
@@ -91,24 +97,23 @@ def capped_average(a: float, b: float, r: int, top: float) -> float:
 
 @helper
 def level_window(n: int, eps: float, w_min: int) -> int:
-    """w = max(min(N, w_min), floor(eps N)) (a 1e-9 guard keeps e.g. 0.29 x 100 at 29)."""
-    return max(min(n, w_min), int(eps * n + 1e-9))
+    """w = max(min(N, w_min), floor(eps N))."""
+    return max(min(n, w_min), floor_fraction(n, eps))
 
 
 @helper
 def chord_slope(
-    prefix: np.ndarray, arm: int, n: int, w: int, inv_w: float, sigma: float
+    prefix: np.ndarray, arm: int, n: int, w: int, recent: float, inv_w: float, sigma: float
 ) -> tuple[float, float]:
-    """(slope, standard error / sigma) of the chord between the mean of the last w rewards and
-    that of an older window of w at distance d, the nearest (d = w) or the farthest
-    (d = n - w), whichever has the smaller chord + CHORD_Z x SE; (0, +inf) when n < 2 w (no
-    chord yet). ``inv_w`` = 1 / w. Written without branches: a branch in ``update`` keeps
-    reference counting of the whole state in the step (kernel.py, speed)."""
-    m = min(max(n, 2 * w), prefix.shape[1] - 1)  # n with a chord; in the table
-    recent = prefix[arm, m] - prefix[arm, m - w]
+    """(slope, standard error / sigma) of the chord between the mean of the last w rewards (sum
+    ``recent``) and that of an older window of w at distance d, the nearest (d = w) or the
+    farthest (d = n - w), whichever has the smaller chord + CHORD_Z x SE; (0, +inf) when n < 2 w
+    (no chord yet). ``inv_w`` = 1 / w. Written without branches: a branch in ``update`` keeps
+    reference counting of the whole state in the step (kernel.py, speed); without a chord the
+    reads below n - w wrap around inside the table and their result is dropped."""
     base = math.sqrt(2.0 * inv_w)
-    near = (recent - (prefix[arm, m - w] - prefix[arm, m - 2 * w])) * inv_w * inv_w
-    inv_d = 1.0 / max(m - w, 1)
+    near = (recent - (prefix[arm, n - w] - prefix[arm, n - 2 * w])) * inv_w * inv_w
+    inv_d = 1.0 / max(n - w, 1)
     far = (recent - prefix[arm, w]) * inv_w * inv_d  # against the first w pulls
     use_far = far + CHORD_Z * sigma * base * inv_d < near + CHORD_Z * sigma * base * inv_w
     slope = far if use_far else near
@@ -226,8 +231,10 @@ def _update(state: AceState, arm: int, reward: float, t: int, rng: np.ndarray) -
     n = state.hist.counts[arm]
     w = level_window(n, state.eps, state.w_min)
     inv_w = 1.0 / w
-    state.arm[arm, LEVEL] = (state.hist.prefix[arm, n] - state.hist.prefix[arm, n - w]) * inv_w
-    slope, unit = chord_slope(state.hist.prefix, arm, n, w, inv_w, noise_sigma(state.noise))
+    recent = window_sum(state.hist, arm, n - w, n)
+    state.arm[arm, LEVEL] = recent * inv_w
+    sigma = noise_sigma(state.noise)
+    slope, unit = chord_slope(state.hist.prefix, arm, n, w, recent, inv_w, sigma)
     state.arm[arm, SLOPE] = slope
     state.arm[arm, UNIT] = unit
     state.arm[arm, LEVER] = (w + 1) * 0.5
