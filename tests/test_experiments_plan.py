@@ -62,6 +62,25 @@ def test_chunks_follow_the_cost_of_a_seed() -> None:
     assert per_policy["ucb1"] == 3  # 4 seeds (1,200 rounds) per task
 
 
+def test_an_instances_first_chunks_of_every_policy_come_before_its_second_ones() -> None:
+    """Workers that start together compile different kernels: an instance's tasks go through
+    every policy's k-th seed chunk before any (k + 1)-th one."""
+    plan = make_plan(parse_spec(TINY.replace("seeds = 2", "seeds = 10")), target_steps=1300)
+    for instance in {t.instance.id for t in plan.tasks}:
+        tasks = [t for t in plan.tasks if t.instance.id == instance]
+        waves = [
+            sum(
+                1
+                for u in tasks
+                if u.policy.label == t.policy.label and u.seeds.start < t.seeds.start
+            )
+            for t in tasks
+        ]
+        assert waves == sorted(waves) and waves[-1] == 3  # cure-ucb has 4 chunks
+        first = [t.policy.label for t, w in zip(tasks, waves, strict=True) if w == 0]
+        assert len(first) == len(set(first)) == 3  # each of the 3 policies once
+
+
 @pytest.mark.parametrize(
     ("n", "per_seed", "target"), [(10, 1, 3), (7, 5, 12), (1, 99, 1), (9, 1, 100)]
 )

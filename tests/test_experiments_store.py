@@ -61,6 +61,20 @@ def test_one_part_per_task_with_exactly_the_planned_cells(finished: Path) -> Non
     assert not list(finished.rglob("*.tmp"))
 
 
+def test_verified_rows_are_every_part_read_once(finished: Path) -> None:
+    rows = Store(finished).verified_rows()
+    assert rows is not None
+    on_disk = [r for p in Store(finished).part_files() for r in pq.read_table(p).to_pylist()]
+    assert rows.to_pylist() == on_disk  # every row, in task order
+
+
+def test_verified_rows_of_a_store_without_parts_are_none(tmp_path: Path) -> None:
+    out = tmp_path / "empty"
+    spec = parse_spec(TINY)
+    Store(out).create(spec, make_plan(spec, TARGET))
+    assert Store(out).verified_rows() is None
+
+
 def test_another_spec_is_refused_and_nothing_is_written(finished: Path) -> None:
     before = {p.name: p.stat().st_mtime_ns for p in Store(finished).part_files()}
     other = parse_spec(TINY.replace("sweep_seed = 3", "sweep_seed = 4"))

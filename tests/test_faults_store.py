@@ -93,6 +93,8 @@ def test_a_bad_part_is_reported_refused_set_aside_and_recomputed(
         assert f"{name}: {kind}" in status.stdout and "sweep resume" in status.stdout
     line = error_line(sweep("summary", str(store)))
     assert f"holds 1 {kind} part" in line and f"risingbandits sweep resume {store}" in line
+    with pytest.raises(StoreError, match=f"holds 1 {kind} part.*sweep resume"):
+        Store(store).verified_rows()  # what the reproduction report reads
 
     before = sorted(p.name for p in (store / "parts").glob("*.parquet"))
     resumed = sweep("resume", str(store), "--executor", "serial")

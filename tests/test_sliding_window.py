@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ from scipy import integrate, optimize, special, stats
 import risingbandits as rb
 from risingbandits.policies import make_policy
 from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.policies.kl_index import kl_ucb_bernoulli
+from risingbandits.policies.kl_index import bernoulli_kl, kl_ucb_bernoulli
 from risingbandits.policies.round_window import new_round_window, window_push, window_rounds
 from risingbandits.policies.sliding_window import binarise
 from risingbandits.seeding import policy_rng
@@ -153,6 +154,70 @@ def test_kl_ucb_index_solves_the_equation(p: float, level: float, precision: flo
     q = kl_ucb_bernoulli(p, level, precision, 50)
     assert p <= q <= 1.0
     assert abs(q - kl_root(p, level)) <= precision
+
+
+@numba.njit
+def every_midpoint_bisection(
+    means: np.ndarray, levels: np.ndarray, precision: float, max_halvings: int
+) -> np.ndarray:
+    """The plain bisection: every midpoint's divergence evaluated (the definition)."""
+    out = np.empty(means.shape[0])
+    for k in range(means.shape[0]):
+        mean, level = means[k], levels[k]
+        lo, hi = mean, min(1.0, mean + math.sqrt(0.5 * level))
+        halvings = 0
+        while halvings < max_halvings and hi - lo > precision:
+            halvings += 1
+            mid = (lo + hi) * 0.5
+            if bernoulli_kl(mean, mid) > level:
+                hi = mid
+            else:
+                lo = mid
+        out[k] = (lo + hi) * 0.5
+    return out
+
+
+@numba.njit
+def shortcut_bisection(
+    means: np.ndarray, levels: np.ndarray, precision: float, max_halvings: int
+) -> np.ndarray:
+    out = np.empty(means.shape[0])
+    for k in range(means.shape[0]):
+        out[k] = kl_ucb_bernoulli(means[k], levels[k], precision, max_halvings)
+    return out
+
+
+@pytest.mark.parametrize("precision", [1e-10, 1e-4, 1e-14])
+def test_kl_index_with_certified_shortcuts_equals_the_plain_bisection_bit_for_bit(
+    precision: float,
+) -> None:
+    """SW-KL-UCB's windows: N in 1..252 clipped rewards, f = ln m + 3 ln ln m (m <= 252); and
+    the edges: means at or near 0 and 1, tiny and huge levels, sums of a few rewards."""
+    rng = np.random.default_rng(11)
+    n = rng.integers(1, 253, 200_000)
+    f = np.log(252) + 3 * np.log(np.log(252)) * rng.uniform(0.2, 1.0, n.size)
+    means = np.concatenate(
+        [
+            rng.uniform(0, 1, n.size),
+            rng.integers(0, 8, 20_000) / 7,
+            np.array([0.0, 1e-15, 1e-12, 1e-9, 0.5, 1 - 1e-9, 1 - 1e-12, 1 - 1e-15, 1.0] * 50),
+            1 - 10.0 ** -rng.uniform(0, 15, 20_000),
+            10.0 ** -rng.uniform(0, 15, 20_000),
+        ]
+    )
+    levels = np.concatenate(
+        [
+            f / n,
+            10.0 ** rng.uniform(-4, 1, 20_000),
+            10.0 ** rng.uniform(-8, 2, 450),
+            10.0 ** rng.uniform(-6, 1, 20_000),
+            10.0 ** rng.uniform(-6, 1, 20_000),
+        ]
+    )
+    fast = shortcut_bisection(means, levels, precision, 50)
+    plain = every_midpoint_bisection(means, levels, precision, 50)
+    different = np.flatnonzero(fast != plain)
+    assert different.size == 0, list(zip(means[different[:3]], levels[different[:3]], strict=True))
 
 
 @pytest.mark.parametrize(

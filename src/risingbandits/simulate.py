@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from risingbandits._jit import jit
+from risingbandits._jit import borrow, called_helper, jit
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.kernel import (
@@ -50,8 +50,8 @@ class RunRecord(NamedTuple):
     trace_arms: np.ndarray  # R or 0
 
 
-@jit
-def _run(
+@called_helper
+def _steps(
     state: Any,
     means: np.ndarray,
     noise_kind: int,
@@ -62,7 +62,7 @@ def _run(
     rng: np.ndarray,
     out: RunRecord,
 ) -> tuple[float, int]:
-    """Run one seed; returns (realised reward, recommended arm at the end)."""
+    """The step loop of one seed; returns (realised reward, recommended arm at the end)."""
     counts, last = out.counts, out.last
     n_arms = counts.shape[0]
     record = out.arms.shape[0] > 0
@@ -92,6 +92,32 @@ def _run(
             out.checkpoint_recommended[next_checkpoint] = policy_recommend(state, counts, last)
             next_checkpoint += 1
     return total, policy_recommend(state, counts, last)
+
+
+@jit
+def _run(
+    state: Any,
+    means: np.ndarray,
+    noise_kind: int,
+    noise_sigma: float,
+    noise_std: np.ndarray,
+    key: np.uint64,
+    horizon: int,
+    rng: np.ndarray,
+    out: RunRecord,
+) -> tuple[float, int]:
+    """Run one seed (:func:`_steps` on borrowed arrays: no reference counting in the loop)."""
+    return _steps(
+        borrow(state),
+        borrow(means),
+        noise_kind,
+        noise_sigma,
+        borrow(noise_std),
+        key,
+        horizon,
+        borrow(rng),
+        borrow(out),
+    )
 
 
 @dataclass(frozen=True, eq=False)

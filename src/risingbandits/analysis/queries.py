@@ -30,11 +30,14 @@ HorizonKeys = Sequence[tuple[str, int, int]]
 under ``key`` (a sweep with horizon percents: ``Spec.horizon_keys``)."""
 
 
-def analysis_select(con: duckdb.DuckDBPyConnection, keys: HorizonKeys | None = None) -> str:
-    """SQL of the analysis columns of the Parquet files given as its one parameter; with
-    ``keys`` each row's ``horizon`` is replaced by its key (registered on ``con``)."""
+def analysis_select(
+    con: duckdb.DuckDBPyConnection, keys: HorizonKeys | None = None, source: str = "read_parquet(?)"
+) -> str:
+    """SQL of the analysis columns of ``source`` (default: the Parquet files given as the
+    query's one parameter; or a relation registered on ``con``); with ``keys`` each row's
+    ``horizon`` is replaced by its key (registered on ``con``)."""
     if keys is None:
-        return f"SELECT {', '.join(ANALYSIS_COLUMNS)} FROM read_parquet(?)"
+        return f"SELECT {', '.join(ANALYSIS_COLUMNS)} FROM {source}"
     ids, horizons, values = zip(*keys, strict=True) if keys else ((), (), ())
     table = pa.table(
         {
@@ -48,7 +51,7 @@ def analysis_select(con: duckdb.DuckDBPyConnection, keys: HorizonKeys | None = N
         "k.key AS horizon" if c == "horizon" else f"r.{c}" for c in ANALYSIS_COLUMNS
     )
     return (
-        f"SELECT {columns} FROM read_parquet(?) r JOIN horizon_keys k "
+        f"SELECT {columns} FROM {source} r JOIN horizon_keys k "
         "ON r.instance = k.instance AND r.horizon = k.horizon"
     )
 

@@ -61,10 +61,12 @@ class PartProblem:
 
 @dataclass(frozen=True)
 class PartsReport:
-    """The parts that passed (task id -> file) and the files that did not."""
+    """The parts that passed (task id -> file) and the files that did not; ``rows`` holds the
+    rows of each good part when the full check was asked to keep them (task id -> table)."""
 
     good: dict[str, Path] = field(default_factory=dict)
     problems: tuple[PartProblem, ...] = ()
+    rows: dict[str, pa.Table] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         """Number of problems of each kind (only the kinds present)."""
@@ -79,18 +81,20 @@ class PartsReport:
         return " and ".join(items)
 
 
-def _footer(path: Path) -> pq.FileMetaData | str:
+def _open(path: Path, full: bool) -> pq.ParquetFile | str:
+    """The file with its footer read (``full``: its pages will be read with their checksums
+    verified), or why it cannot be opened."""
     try:
-        return pq.read_metadata(path)
+        return pq.ParquetFile(path, page_checksum_verification=full)
     except (OSError, pa.ArrowException) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return f"cannot be read ({first})"
 
 
-def _cells_problem(path: Path, task: Task) -> str | None:
-    """Why the rows of ``path`` are not exactly the cells of ``task`` (None when they are)."""
+def _read_cells(part: pq.ParquetFile, task: Task) -> pa.Table | str:
+    """The rows of ``part`` when they are exactly the cells of ``task``, else why not."""
     try:  # every column: each page's checksum is verified as it is read
-        rows = pq.read_table(path, page_checksum_verification=True)
+        rows = part.read()
     except (OSError, pa.ArrowException) as exc:
         return f"its data cannot be read ({str(exc).splitlines()[0]})"
     for column, value in (("instance", task.instance.id), ("policy", task.policy.label)):
@@ -103,17 +107,18 @@ def _cells_problem(path: Path, task: Task) -> str | None:
     got = np.sort(h * (seeds.max() + 1) + s)
     if (s < 0).any() or (s > seeds.max()).any() or not np.array_equal(got, want):
         return "its (horizon, seed) cells are not those of its task"
-    return None
+    return rows
 
 
 def check_part(
     path: Path, tasks: Mapping[str, Task], spec_hash: str, full: bool
-) -> PartProblem | str:
-    """The task id ``path`` holds (a good part), or its problem."""
-    footer = _footer(path)
+) -> PartProblem | tuple[str, pa.Table | None]:
+    """The task id ``path`` holds with its rows (None unless ``full``), or its problem."""
+    part = _open(path, full)
     planned = path.stem in tasks
-    if isinstance(footer, str):
-        return PartProblem(path, "damaged" if planned else "foreign", footer)
+    if isinstance(part, str):
+        return PartProblem(path, "damaged" if planned else "foreign", part)
+    footer = part.metadata
     meta = footer.metadata or {}
     task_id = meta.get(TASK_KEY, b"").decode() or None
     stored_hash = meta.get(SPEC_KEY, b"").decode() or None
@@ -130,20 +135,32 @@ def check_part(
         return PartProblem(
             path, "damaged", f"{footer.num_rows} rows where its task has {task.n_cells} cells"
         )
-    reason = _cells_problem(path, task) if full else None
-    return PartProblem(path, "damaged", reason) if reason else path.stem
+    if not full:
+        return path.stem, None
+    rows = _read_cells(part, task)
+    return PartProblem(path, "damaged", rows) if isinstance(rows, str) else (path.stem, rows)
 
 
 def check_parts(
-    files: Iterable[Path], tasks: Mapping[str, Task], spec_hash: str, *, full: bool = False
+    files: Iterable[Path],
+    tasks: Mapping[str, Task],
+    spec_hash: str,
+    *,
+    full: bool = False,
+    keep_rows: bool = False,
 ) -> PartsReport:
-    """Check every file (see the module docstring for the two depths)."""
+    """Check every file (see the module docstring for the two depths); ``keep_rows`` (with
+    ``full``) keeps the rows read, so a reader needs no second pass over the files."""
     good: dict[str, Path] = {}
+    rows: dict[str, pa.Table] = {}
     problems: list[PartProblem] = []
     for path in files:
         result = check_part(path, tasks, spec_hash, full)
         if isinstance(result, PartProblem):
             problems.append(result)
-        else:
-            good[result] = path
-    return PartsReport(good, tuple(problems))
+            continue
+        task_id, table = result
+        good[task_id] = path
+        if keep_rows and table is not None:
+            rows[task_id] = table
+    return PartsReport(good, tuple(problems), rows)

@@ -37,7 +37,9 @@ class Task:
 
 @dataclass(frozen=True)
 class Plan:
-    """Every task of a sweep, in a deterministic order (instance-major, then policy)."""
+    """Every task of a sweep, in a deterministic order: instance-major; within an instance,
+    the first seed chunk of every policy, then the second ones, and so on (workers that start
+    together then compile different kernels rather than the same one twice)."""
 
     tasks: tuple[Task, ...]
     target_steps: int
@@ -76,17 +78,14 @@ def make_plan(spec: Spec, target_steps: int = TARGET_STEPS) -> Plan:
     tasks = []
     for i, inst in enumerate(spec.instances):
         horizons = spec.horizons_of(inst)
-        for p, pol in enumerate(spec.policies):
-            per_seed = steps_per_seed(pol, horizons)
-            for chunk in seed_chunks(spec.seeds, per_seed, target_steps):
-                tasks.append(
-                    Task(
-                        f"i{i:05d}-p{p:03d}-s{chunk.start:05d}",
-                        inst,
-                        pol,
-                        horizons,
-                        chunk,
-                        spec.sweep_seed,
-                    )
-                )
+        chunks = [
+            seed_chunks(spec.seeds, steps_per_seed(pol, horizons), target_steps)
+            for pol in spec.policies
+        ]
+        for k in range(max(len(c) for c in chunks)):
+            for p, pol in enumerate(spec.policies):
+                if k < len(chunks[p]):
+                    chunk = chunks[p][k]
+                    task_id = f"i{i:05d}-p{p:03d}-s{chunk.start:05d}"
+                    tasks.append(Task(task_id, inst, pol, horizons, chunk, spec.sweep_seed))
     return Plan(tuple(tasks), target_steps)

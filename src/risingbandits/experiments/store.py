@@ -283,10 +283,15 @@ class Store:
             return []
         return sorted(self.parts_dir.glob("*.parquet"))
 
-    def inspect(self, full: bool = False, plan: Plan | None = None) -> PartsReport:
-        """Every part file checked against the plan (``full``: every row and page checksum)."""
+    def inspect(
+        self, full: bool = False, plan: Plan | None = None, keep_rows: bool = False
+    ) -> PartsReport:
+        """Every part file checked against the plan (``full``: every row and page checksum;
+        ``keep_rows``: keep the rows read by the full check)."""
         tasks = {t.id: t for t in (self.plan() if plan is None else plan).tasks}
-        return check_parts(self.part_files(), tasks, self.manifest().spec_hash, full=full)
+        return check_parts(
+            self.part_files(), tasks, self.manifest().spec_hash, full=full, keep_rows=keep_rows
+        )
 
     def done_ids(self) -> set[str]:
         """Tasks whose part passes the full check."""
@@ -303,6 +308,15 @@ class Store:
                 f"`risingbandits sweep resume {self.path}` to set them aside and recompute them"
             )
         return sorted(report.good.values())
+
+    def verified_rows(self) -> pa.Table | None:
+        """The rows of every finished task (parts in task order), each part read once with its
+        full check; None before the first part. Refused like :meth:`verified_parts`."""
+        report = self.inspect(full=True, keep_rows=True)
+        self.verified_parts(report)
+        if not report.rows:
+            return None
+        return pa.concat_tables([report.rows[k] for k in sorted(report.rows)])
 
     def set_aside(self, problems: tuple[PartProblem, ...]) -> list[Path]:
         """Move the given files to ``parts/.damaged/`` (never overwriting, never deleting);

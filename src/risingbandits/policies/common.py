@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from risingbandits._jit import helper
+from risingbandits._jit import called_helper, helper
 from risingbandits.policies.rng import rng_below
 
 
-@helper
+@called_helper
 def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
     """Index of the largest value; ties go uniformly at random (``rng``) or to the lowest index.
 
@@ -41,7 +41,7 @@ def argmax_ties(values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
     return best
 
 
-@helper
+@called_helper
 def lowest_ties(active: np.ndarray, values: np.ndarray) -> tuple[int, int]:
     """(the first active arm with the lowest value, how many active arms share that value);
     (-1, 0) when no arm is active."""
@@ -57,7 +57,7 @@ def lowest_ties(active: np.ndarray, values: np.ndarray) -> tuple[int, int]:
     return best, count
 
 
-@helper
+@called_helper
 def nth_tied(active: np.ndarray, values: np.ndarray, first: int, k: int) -> int:
     """The k-th (from 0) active arm whose value equals ``values[first]``, from ``first`` on."""
     for i in range(first, active.shape[0]):
@@ -68,7 +68,7 @@ def nth_tied(active: np.ndarray, values: np.ndarray, first: int, k: int) -> int:
     return first
 
 
-@helper
+@called_helper
 def lowest_active(active: np.ndarray, values: np.ndarray, rng: np.ndarray, tie_first: bool) -> int:
     """The active arm with the lowest value (-1 when none is active); ties go uniformly at random
     (``rng``, only drawn on a tie) or to the lowest index.
@@ -92,7 +92,7 @@ def round_robin(t: int, n_arms: int, pulls_per_arm: int) -> int:
     return -1
 
 
-@helper
+@called_helper
 def show_forced(scores: np.ndarray, terms: np.ndarray, arm: int) -> int:
     """Record a forced choice (round robin) in an index policy's trace view and return ``arm``:
     index +inf for the arm played, -inf for the others, carried by the first term."""
@@ -117,7 +117,7 @@ def set_terms(scores: np.ndarray, terms: np.ndarray, i: int, a: float, b: float)
     scores[i] = a + b
 
 
-@helper
+@called_helper
 def best_active(active: np.ndarray, values: np.ndarray) -> int:
     """The active arm with the highest value (ties to the lowest index): the recommendation of
     elimination methods (their survivor when one arm is left)."""
@@ -128,7 +128,7 @@ def best_active(active: np.ndarray, values: np.ndarray) -> int:
     return best
 
 
-@helper
+@called_helper
 def show_active(
     scores: np.ndarray, terms: np.ndarray, active: np.ndarray, values: np.ndarray
 ) -> None:

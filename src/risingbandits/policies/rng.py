@@ -23,14 +23,14 @@ import math
 
 import numpy as np
 
-from risingbandits._jit import helper
+from risingbandits._jit import called_helper
 from risingbandits.rewards import mix64
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _TWO_POW_M53 = 2.0**-53
 
 
-@helper
+@called_helper
 def rng_next(rng: np.ndarray) -> np.uint64:
     """The next 64 random bits (advances the counter)."""
     counter = rng[1]
@@ -38,13 +38,13 @@ def rng_next(rng: np.ndarray) -> np.uint64:
     return mix64(rng[0] + mix64(counter + _GOLDEN))
 
 
-@helper
+@called_helper
 def rng_uniform(rng: np.ndarray) -> float:
     """A uniform float in [0, 1)."""
     return float(rng_next(rng) >> np.uint64(11)) * _TWO_POW_M53
 
 
-@helper
+@called_helper
 def rng_below(rng: np.ndarray, n: int) -> int:
     """A uniform integer in [0, n) for n >= 1."""
     bound = np.uint64(n)
@@ -55,7 +55,7 @@ def rng_below(rng: np.ndarray, n: int) -> int:
     return int(r % bound)
 
 
-@helper
+@called_helper
 def rng_normal(rng: np.ndarray, mean: float, sd: float) -> float:
     """A draw of N(mean, sd^2) (Box-Muller on two uniforms)."""
     u1 = 1.0 - rng_uniform(rng)  # in (0, 1]
@@ -63,7 +63,7 @@ def rng_normal(rng: np.ndarray, mean: float, sd: float) -> float:
     return mean + sd * math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
 
 
-@helper
+@called_helper
 def rng_gamma(rng: np.ndarray, shape: float) -> float:
     """A draw of Gamma(shape, 1), shape > 0 (Marsaglia & Tsang 2000)."""
     boost = 1.0
@@ -83,7 +83,7 @@ def rng_gamma(rng: np.ndarray, shape: float) -> float:
             return boost * d * v
 
 
-@helper
+@called_helper
 def rng_beta(rng: np.ndarray, a: float, b: float) -> float:
     """A draw of Beta(a, b), a, b > 0."""
     x = rng_gamma(rng, a)

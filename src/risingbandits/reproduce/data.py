@@ -140,13 +140,14 @@ def store_labels(path: Path) -> tuple[tuple[str, ...], frozenset[str], frozenset
 def read_rows(store: Path) -> pa.Table:
     """The analysis columns of every finished part of ``store`` (read once, kept by callers);
     in a sweep with horizon percents, ``horizon`` is the percent."""
-    parts = [str(p) for p in Store(store).verified_parts()]
-    if not parts:
+    parts = Store(store).verified_rows()
+    if parts is None:
         raise StoreError(f"{store} has no finished task yet")
     con = duckdb.connect()
     try:
-        query = analysis_select(con, Store(store).spec().horizon_keys())
-        return con.sql(query, params=[parts]).to_arrow_table()
+        con.register("parts", parts)
+        query = analysis_select(con, Store(store).spec().horizon_keys(), source="parts")
+        return con.sql(query).to_arrow_table()
     finally:
         con.close()
 

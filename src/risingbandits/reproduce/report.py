@@ -8,12 +8,14 @@ and which size the report was made from: a report of another run is never replac
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from risingbandits import __version__
 from risingbandits.analysis.summary import RECONSTRUCTION_NOTE
+from risingbandits.experiments.executors import Executor
 from risingbandits.experiments.store import Store
 from risingbandits.instances import intro
 from risingbandits.instances.families import PAPER_HORIZON
@@ -42,6 +44,10 @@ from risingbandits.reproduce.theory_checks import bound_rows
 REPORT_MD, REPORT_HTML, REPORT_JSON = "report.md", "report.html", "report.json"
 FIGURES = "figures"
 TITLE = 'Reproduction of "Rising Multi-Armed Bandits with Known Horizons" (CURE-UCB)'
+
+
+Theory = dict[str, Any] | None
+"""The kept theory checks (None when they were not run)."""
 
 
 class ReportError(ValueError):
@@ -115,15 +121,25 @@ def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
 
 
 def build(
-    out: Path, size: Size, theory: dict[str, Any] | None, dpi: int
+    out: Path,
+    size: Size,
+    theory: Theory | Callable[[], Theory],
+    dpi: int,
+    complete: tuple[dict[str, Path], list[str]] | None = None,
+    pool: Executor | None = None,
 ) -> tuple[list[Block], list[ClaimResult], dict[str, Any]]:
     """The report's blocks, the claims and the content of ``report.json`` (identity, claims,
     the Concave claims on concave-v2, robustness, model selection and the held-out evaluation
-    when they were run), from the stores in ``out``."""
-    stores, partial = complete_stores(out, size)
+    when they were run), from the stores in ``out`` (``complete``: :func:`complete_stores`,
+    when the caller has it; ``pool``: workers that read the stores meanwhile). ``theory`` may
+    be a function that waits for checks still running: it is called only when the theory
+    section is reached."""
+    stores, partial = complete_stores(out, size) if complete is None else complete
     ctx = Context(size, stores, out / FIGURES, dpi)
+    if pool is not None:
+        ctx.read_ahead(pool)
     ctx.figures.mkdir(parents=True, exist_ok=True)
-    ev = Evidence(theory=theory)
+    ev = Evidence()
     body: list[Block] = []
     for name in ("intro", "ltf", "concave", "imdb"):
         if name in stores:
@@ -152,8 +168,9 @@ def build(
     sensitivity = noise_section(ctx) + sigma_section(ctx)
     if sensitivity:
         body += [Heading(2, "Sensitivity panel"), *sensitivity]
-    if theory is not None or ev.bounds:
-        body += theory_section(ctx, theory, ev.bounds, ev.results.get("intro"))
+    ev.theory = theory() if callable(theory) else theory
+    if ev.theory is not None or ev.bounds:
+        body += theory_section(ctx, ev.theory, ev.bounds, ev.results.get("intro"))
     selection, selection_json = selection_section(ctx)
     heldout, heldout_json = heldout_section(ctx)
     body += selection + heldout
@@ -190,14 +207,23 @@ def build(
 
 
 def write_report(
-    out: Path, size: Size, theory: dict[str, Any] | None, *, overwrite: bool = False, dpi: int = DPI
+    out: Path,
+    size: Size,
+    theory: Theory | Callable[[], Theory],
+    *,
+    overwrite: bool = False,
+    dpi: int = DPI,
+    pool: Executor | None = None,
 ) -> tuple[Path, list[ClaimResult]]:
-    """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``."""
-    stores, _ = complete_stores(out, size)
+    """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``
+    (``theory``: the checks, or a function that waits for them; ``pool``: workers that read
+    the stores while the report is built; see :func:`build`)."""
+    found = complete_stores(out, size)
+    stores = found[0]
     if not stores and theory is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
-    blocks, claims, payload = build(out, size, theory, dpi)
+    blocks, claims, payload = build(out, size, theory, dpi, found, pool)
     (out / REPORT_MD).write_text(to_markdown(blocks, out), encoding="utf-8")
     (out / REPORT_HTML).write_text(to_html(blocks, TITLE), encoding="utf-8")
     payload = {"identity": payload.pop("identity"), "library_version": __version__, **payload}

@@ -4,17 +4,21 @@
 
 Stores go to ``OUT/<sweep>-<size>`` (e.g. ``OUT/ltf-full``), so a full and a quick run never
 share a store and running a target again resumes it (a finished store computes nothing). One
-worker pool serves every sweep of the run (started only when some task is left). The library
-prints nothing: ``progress(stage, done, total)`` is called with the sweep name and its cells,
-or with ``"theory"`` and ``"report"``.
+worker pool serves every sweep of the run (started only when some task is left) and, while the
+report is built, computes the theory checks and reads the stores
+(:mod:`risingbandits.reproduce.background`). The library prints nothing:
+``progress(stage, done, total)`` is called with the sweep name and its cells, or with
+``"theory"`` and ``"report"``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,10 +26,11 @@ from risingbandits.experiments.executors import Executor, make_executor
 from risingbandits.experiments.spec import parse_spec
 from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
+from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
-from risingbandits.reproduce.report import check_before_run, write_report
+from risingbandits.reproduce.report import Theory, check_before_run, write_report
 from risingbandits.reproduce.settings import FULL, QUICK, THEORY_TARGETS, target_sweeps
-from risingbandits.reproduce.theory_checks import load_or_run_theory
+from risingbandits.reproduce.theory_checks import keep_theory, load_theory, run_theory_checks
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -39,6 +44,7 @@ class _LentExecutor:
     def __init__(self, make: Callable[[], Executor], stack: ExitStack) -> None:
         self._make, self._stack = make, stack
         self._inner: Executor | None = None
+        self._starting = threading.Lock()  # background threads may ask for it too
 
     def __enter__(self) -> _LentExecutor:
         return self
@@ -47,8 +53,9 @@ class _LentExecutor:
         return None
 
     def imap_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        if self._inner is None:
-            self._inner = self._stack.enter_context(self._make())
+        with self._starting:
+            if self._inner is None:
+                self._inner = self._stack.enter_context(self._make())
         return self._inner.imap_unordered(fn, items)
 
 
@@ -117,33 +124,58 @@ def reproduce(
     defs = target_sweeps(target, size)
     check_before_run(folder, size, overwrite)
     runs: list[SweepRun] = []
-    if not report_only:
-        specs = [parse_spec(d.spec_text(size)) for d in defs]  # a missing extra fails first
-        folder.mkdir(parents=True, exist_ok=True)
-        with shared_executor(executor, workers, scheduler) as pool:
-            for d, spec in zip(defs, specs, strict=True):
-                step = None if progress is None else _stage(progress, d.name)
-                res = run_sweep(spec, folder / d.store_name(size), executor=pool, progress=step)
-                runs.append(
-                    SweepRun(
-                        d.name, res.path, res.resumed, res.cells_run, res.cells_total, res.elapsed
-                    )
-                )
-    compute_theory = target in THEORY_TARGETS and not report_only
-    if progress is not None and compute_theory:
-        progress("theory", 0, 1)
-    theory = load_or_run_theory(
-        folder / f"theory-{size.name}.json", size.dominance_instances, compute_theory
-    )
-    path: Path | None = None
-    claims: list[ClaimResult] = []
-    if report:
-        if progress is not None:
-            progress("report", 0, 1)
-        path, claims = write_report(folder, size, theory, overwrite=overwrite, dpi=dpi)
+    todo = [] if report_only else [(d, parse_spec(d.spec_text(size))) for d in defs]  # extras
+    with shared_executor(executor, workers, scheduler) as pool:
+        if not report_only:
+            folder.mkdir(parents=True, exist_ok=True)
+        for d, spec in todo:
+            step = None if progress is None else _stage(progress, d.name)
+            res = run_sweep(spec, folder / d.store_name(size), executor=pool, progress=step)
+            runs.append(
+                SweepRun(d.name, res.path, res.resumed, res.cells_run, res.cells_total, res.elapsed)
+            )
+        compute = target in THEORY_TARGETS and not report_only
+        if progress is not None and compute:
+            progress("theory", 0, 1)
+        theory = pending_theory(
+            pool, folder / f"theory-{size.name}.json", size.dominance_instances, compute, report
+        )
+        path: Path | None = None
+        claims: list[ClaimResult] = []
+        if report:
+            if progress is not None:
+                progress("report", 0, 1)
+            path, claims = write_report(
+                folder, size, theory, overwrite=overwrite, dpi=dpi, pool=pool
+            )
+        else:
+            theory()
     return ReproduceResult(
         folder, size.name, tuple(runs), path, tuple(claims), time.perf_counter() - start
     )
+
+
+def pending_theory(
+    pool: Executor, path: Path, instances: int, compute: bool, alongside: bool
+) -> Callable[[], Theory]:
+    """The theory checks as a function that returns them (None when not kept and not
+    ``compute``). Kept checks are read now; missing ones run on one worker of ``pool`` in the
+    background when ``alongside`` (the report is built meanwhile: it is single-threaded and
+    needs them only at its theory section), else now. The main process keeps them in ``path``.
+    """
+    kept = load_theory(path, instances)
+    if kept is not None or not compute:
+        return lambda: kept
+    job = InBackground(pool, run_theory_checks, [instances])
+    if not alongside:
+        job.get(instances)  # raises now what the checks raised
+
+    def result() -> Theory:
+        checks = job.get(instances)
+        keep_theory(path, checks)
+        return checks
+
+    return cache(result)
 
 
 def _stage(progress: Progress, name: str) -> Callable[[int, int], None]:

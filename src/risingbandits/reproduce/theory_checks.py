@@ -86,18 +86,18 @@ def theory_params(instances: int) -> dict[str, Any]:
     }
 
 
-def load_or_run_theory(path: Path, instances: int, compute: bool) -> dict[str, Any] | None:
-    """The checks kept at ``path`` when they were made with the same parameters; else run them
-    (when ``compute``) and keep them, or None."""
+def load_theory(path: Path, instances: int) -> dict[str, Any] | None:
+    """The checks kept at ``path`` when they were made with the same parameters, else None."""
     if path.is_file():
         kept = json.loads(path.read_text(encoding="utf-8"))
         if kept.get("params") == theory_params(instances):
             return dict(kept)
-    if not compute:
-        return None
-    result = run_theory_checks(instances)
-    path.write_text(json.dumps(result, indent=1), encoding="utf-8")
-    return result
+    return None
+
+
+def keep_theory(path: Path, checks: dict[str, Any]) -> None:
+    """Keep ``checks`` at ``path`` (read back by :func:`load_theory`)."""
+    path.write_text(json.dumps(checks, indent=1), encoding="utf-8")
 
 
 @dataclass(frozen=True)

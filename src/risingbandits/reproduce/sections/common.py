@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from risingbandits.experiments.executors import Executor
+from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.data import Results, load_results, read_rows
 from risingbandits.reproduce.document import Table
@@ -25,11 +27,21 @@ class Context:
     dpi: int
 
     _rows: dict[Path, pa.Table] = field(default_factory=dict)
+    _ahead: InBackground[Path, pa.Table] | None = None
+
+    def read_ahead(self, pool: Executor) -> None:
+        """Read every store's rows on the workers of ``pool``, in report order, from now on."""
+        self._ahead = InBackground(pool, read_rows, list(self.stores.values()))
 
     def rows(self, store: Path) -> pa.Table:
-        """A store's rows, read once."""
+        """A store's rows, read once (by the workers when :meth:`read_ahead` was called)."""
         if store not in self._rows:
-            self._rows[store] = read_rows(store)
+            ahead = self._ahead
+            try:
+                rows = ahead.get(store) if ahead is not None and store in ahead else None
+            except Exception:  # e.g. a remote worker that cannot see OUT: read here (and
+                rows = None  # say here what is wrong with the store, if anything is)
+            self._rows[store] = read_rows(store) if rows is None else rows
         return self._rows[store]
 
     def results(

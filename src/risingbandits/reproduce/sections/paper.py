@@ -71,7 +71,6 @@ def method_section(ctx: Context, partial: Sequence[str]) -> list[Block]:
     rows = []
     for name, path in ctx.stores.items():
         spec = Store(path).spec()
-        st = Store(path).status()
         rows.append(
             (
                 f"`{path.name}`",
@@ -80,7 +79,7 @@ def method_section(ctx: Context, partial: Sequence[str]) -> list[Block]:
                 str(spec.seeds),
                 ", ".join(f"{h}%" if spec.relative else f"{h / 1000:g}k" for h in spec.horizons),
                 str(len(spec.policies)),
-                f"{st.cells_total:,}",
+                f"{Store(path).plan().n_cells:,}",
                 Store(path).manifest().spec_hash[:12],
             )
         )
