@@ -123,7 +123,7 @@ def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
 def build(
     out: Path,
     size: Size,
-    theory: Theory | Callable[[], Theory],
+    theory: Callable[[], Theory],
     dpi: int,
     complete: tuple[dict[str, Path], list[str]] | None = None,
     pool: Executor | None = None,
@@ -131,9 +131,9 @@ def build(
     """The report's blocks, the claims and the content of ``report.json`` (identity, claims,
     the Concave claims on concave-v2, robustness, model selection and the held-out evaluation
     when they were run), from the stores in ``out`` (``complete``: :func:`complete_stores`,
-    when the caller has it; ``pool``: workers that read the stores meanwhile). ``theory`` may
-    be a function that waits for checks still running: it is called only when the theory
-    section is reached."""
+    when the caller has it; ``pool``: workers that read the stores meanwhile). ``theory``
+    returns the checks (waiting for them when they are still running); it is called only when
+    the theory section is reached."""
     stores, partial = complete_stores(out, size) if complete is None else complete
     ctx = Context(size, stores, out / FIGURES, dpi)
     if pool is not None:
@@ -168,7 +168,7 @@ def build(
     sensitivity = noise_section(ctx) + sigma_section(ctx)
     if sensitivity:
         body += [Heading(2, "Sensitivity panel"), *sensitivity]
-    ev.theory = theory() if callable(theory) else theory
+    ev.theory = theory()
     if ev.theory is not None or ev.bounds:
         body += theory_section(ctx, ev.theory, ev.bounds, ev.results.get("intro"))
     selection, selection_json = selection_section(ctx)
@@ -209,18 +209,18 @@ def build(
 def write_report(
     out: Path,
     size: Size,
-    theory: Theory | Callable[[], Theory],
+    theory: Callable[[], Theory],
     *,
     overwrite: bool = False,
     dpi: int = DPI,
     pool: Executor | None = None,
 ) -> tuple[Path, list[ClaimResult]]:
     """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``
-    (``theory``: the checks, or a function that waits for them; ``pool``: workers that read
-    the stores while the report is built; see :func:`build`)."""
+    (``theory``: returns the checks, see :func:`build`; ``pool``: workers that read the stores
+    while the report is built)."""
     found = complete_stores(out, size)
     stores = found[0]
-    if not stores and theory is None:
+    if not stores and theory() is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
     blocks, claims, payload = build(out, size, theory, dpi, found, pool)
