@@ -96,3 +96,30 @@ def test_a_failing_task_stops_the_sweep_and_keeps_finished_parts(tmp_path: Path)
     assert Store(tmp_path / "s").done_ids() == set(calls[:2])
     result = run_sweep(spec, tmp_path / "s", executor="serial")
     assert result.resumed and result.tasks_run == result.tasks_total - 2
+
+
+def _opt_level(_: object) -> int:  # runs on a worker
+    from numba.core import config
+
+    return int(config.OPT)
+
+
+def test_workers_compile_at_o2_and_the_callers_process_keeps_its_level() -> None:
+    from numba.core import config
+
+    before = int(config.OPT)
+    with ProcessExecutor(1) as pool:
+        assert list(pool.imap_unordered(_opt_level, [0])) == [2]
+    assert int(config.OPT) == before
+
+
+def test_the_workers_level_yields_to_numba_opt(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numba.core import config
+
+    from risingbandits._jit import use_worker_opt_level
+
+    monkeypatch.setenv("NUMBA_OPT", "1")
+    use_worker_opt_level()
+    assert int(config.OPT) == 1
+    monkeypatch.undo()
+    config.reload_config()  # back to this process's own level

@@ -1,5 +1,5 @@
-"""``_jit``: ``borrow`` (arrays without an owner, so the step loop does no reference counting)
-and the disk cache's entries saved under a lock.
+"""``_jit``: ``borrow`` (arrays without an owner, so the step loop does no reference counting),
+the disk cache's entries saved under a lock, and a kernel compiled by one process at a time.
 
 That the simulator, which borrows its state, makes the online object's choices for every policy
 is ``test_conformance.test_online_equals_compiled``."""
@@ -7,17 +7,22 @@ is ``test_conformance.test_online_equals_compiled``."""
 from __future__ import annotations
 
 import multiprocessing
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numba
 import numpy as np
+import pytest
 from numba import types
 from numba.core import cgutils
 from numba.core.caching import IndexDataCacheFile
 from numba.extending import intrinsic
 
+from risingbandits import _jit
 from risingbandits._jit import borrow
 
 
@@ -100,3 +105,69 @@ def test_workers_saving_cache_entries_at_once_lose_none(tmp_path: Path) -> None:
     index = IndexDataCacheFile(str(tmp_path), "kernel", source_stamp="stamp")._load_index()
     assert sorted(index) == sorted(f"w{w}-k{k}" for w in (0, 1) for k in range(ENTRIES))
     assert len(set(index.values())) == 2 * ENTRIES
+
+
+KERNEL_MODULE = """
+from risingbandits._jit import jit
+
+
+@jit
+def kernel(x):
+    total = 0.0
+    for i in range(100):
+        total += x * i
+    return total
+"""
+
+COMPILE_AT = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import kernel_module
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+kernel_module.kernel(1.0)
+stats = kernel_module.kernel.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
+"""
+
+
+def test_a_kernel_is_compiled_by_one_process_and_loaded_by_the_other(tmp_path: Path) -> None:
+    """Two processes asking for the same kernel at the same moment: one compiles it, the other
+    waits and loads it from the disk cache (without the lock both compiled it)."""
+    (tmp_path / "kernel_module.py").write_text(KERNEL_MODULE)
+    env = {**os.environ, "RISINGBANDITS_CACHE_DIR": str(tmp_path / "cache")}
+    start = time.time() + 4.0  # after both have imported numba
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", COMPILE_AT, str(tmp_path), str(start)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
+    assert outputs == ["0 1", "1 0"]  # (hits, misses): one compiled, one loaded
+
+
+def test_another_processes_probe_does_not_send_a_worker_to_another_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process probes the cache directory with a file of its own: a probe of another
+    process there (workers start together) leaves this one in the same directory. With one
+    shared probe name a worker could delete the other's probe, fall back to the temporary
+    directory and compile every kernel again (seen in 1 of 3 runs of three sweeps)."""
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RISINGBANDITS_NO_JIT_CACHE", raising=False)
+    expected = tmp_path / "numba" / _jit.source_hash()
+    expected.mkdir(parents=True)
+    (expected / ".write-probe").mkdir()  # another process's probe, under the old shared name
+    (expected / f".write-probe-{os.getpid() + 1}").write_text("ok")
+    _jit.cache_dir.cache_clear()
+    try:
+        assert _jit.cache_dir() == expected
+    finally:
+        _jit.cache_dir.cache_clear()
+    assert sorted(p.name for p in expected.iterdir()) == [
+        ".write-probe",
+        f".write-probe-{os.getpid() + 1}",
+    ]  # its own probe removed, the others' left alone

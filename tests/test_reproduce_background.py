@@ -1,5 +1,5 @@
-"""Work beside the report: the theory checks (kept ones are read, missing ones run on the pool)
-and any function mapped over items in the background."""
+"""Work beside the sweeps and the report: the theory checks (kept ones are read, missing ones run
+on the pool), any function mapped over items in the background, figures drawn on a worker."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pytest
 
 from risingbandits.experiments.executors import ProcessExecutor, SerialExecutor
+from risingbandits.plots.common import save
 from risingbandits.reproduce import run as run_module
-from risingbandits.reproduce.background import InBackground
+from risingbandits.reproduce.background import InBackground, figures_on
 from risingbandits.reproduce.run import pending_theory
 from risingbandits.reproduce.theory_checks import theory_params
 
@@ -32,7 +34,7 @@ def test_missing_checks_run_beside_the_caller_and_are_kept(
     monkeypatch.setattr(run_module, "run_theory_checks", fake_checks)
     path = tmp_path / "theory.json"
     with SerialExecutor() as pool:
-        get = pending_theory(pool, path, 7, compute=True, alongside=True)
+        get = pending_theory(pool, path, 7, compute=True)
         checks = get()
     assert checks is not None and checks["params"] == theory_params(7)
     assert checks["thread"] == "risingbandits-background"  # not the caller's thread
@@ -40,18 +42,16 @@ def test_missing_checks_run_beside_the_caller_and_are_kept(
 
     monkeypatch.setattr(run_module, "run_theory_checks", broken_checks)
     with SerialExecutor() as pool:  # kept checks of the same parameters: nothing runs
-        assert pending_theory(pool, path, 7, compute=True, alongside=True)() == checks
+        assert pending_theory(pool, path, 7, compute=True)() == checks
+        failing = pending_theory(pool, path, 8, compute=True)  # starts, raises when asked
         with pytest.raises(ValueError, match="no checks for 8 instances"):
-            pending_theory(pool, path, 8, compute=True, alongside=False)
+            failing()
     assert json.loads(path.read_text()) == checks  # a failed run replaces nothing
 
 
 def test_checks_not_kept_and_not_asked_for_are_none(tmp_path: Path) -> None:
     with SerialExecutor() as pool:
-        assert (
-            pending_theory(pool, tmp_path / "theory.json", 7, compute=False, alongside=True)()
-            is None
-        )
+        assert pending_theory(pool, tmp_path / "theory.json", 7, compute=False)() is None
     assert not (tmp_path / "theory.json").exists()
 
 
@@ -71,3 +71,23 @@ def test_a_closed_pool_is_heard_by_every_waiter() -> None:
     job = InBackground(pool, math.sqrt, [4.0])
     with pytest.raises(RuntimeError, match="with` block"):
         job.get(4.0)
+
+
+def a_figure() -> Any:
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1, 2], [1, 3, 2], label="curve")
+    ax.set_title("a figure")
+    ax.legend()
+    return fig
+
+
+def test_a_figure_drawn_on_a_worker_is_the_same_file_written_when_the_block_ends(
+    tmp_path: Path,
+) -> None:
+    here = save(a_figure(), tmp_path / "here.png")
+    with ProcessExecutor(1) as pool:
+        with figures_on(pool):
+            there = save(a_figure(), tmp_path / "there.png")
+            assert not there.exists()
+        assert there.read_bytes() == here.read_bytes()
+    assert plt.get_fignums() == []  # save closed both

@@ -103,6 +103,8 @@ def test_event_run_equals_step_run(case: tuple[ExactLTF, int], policy: str) -> N
     np.testing.assert_array_equal(event.arms, step.arms)
     assert event.min_gap == step.min_gap
     assert event.regret() == step.regret()
+    counted = tuple(int(c) for c in np.bincount(step.arms, minlength=inst.n_arms))
+    assert event.pulls() == step.pulls() == counted  # the kept final counts are the arms'
 
 
 @settings(max_examples=60, deadline=None)

@@ -57,7 +57,9 @@ def cache_dir() -> Path | None:
         try:
             fresh = not path.exists()
             path.mkdir(parents=True, exist_ok=True)
-            probe = path / ".write-probe"
+            # One probe per process: workers starting together each remove their own (with one
+            # shared name, one could remove the other's and fall back to another directory).
+            probe = path / f".write-probe-{os.getpid()}"
             probe.write_text("ok")
             probe.unlink()  # also marks the cache as recently used (its mtime)
         except OSError:
@@ -118,14 +120,50 @@ if not hasattr(IndexDataCacheFile.save, "__wrapped__"):
     IndexDataCacheFile.save = _save_under_lock(IndexDataCacheFile.save)  # type: ignore[method-assign]
 
 
+WORKER_OPT_LEVEL = "2"
+"""LLVM optimisation level of the kernels a sweep's worker processes compile."""
+
+
+def use_worker_opt_level() -> None:
+    """Compile at LLVM -O2 in this process (a sweep's worker, not the user's process) unless
+    ``NUMBA_OPT`` says otherwise. Numba's -O3 default bought no speed here: at -O2 the
+    kernels run at the same rate within noise (CURE-UCB 10.9 M steps/s either way; 13
+    policies at K = 5) with the same arms (every policy, bit for bit), and compile 22% faster
+    (72 -> 56 s for 13 policies in one process, 2-core VM). Numba reads the variable again
+    before each compilation; the user's own process keeps its settings."""
+    os.environ.setdefault("NUMBA_OPT", WORKER_OPT_LEVEL)
+    numba_config.reload_config()
+
+
 def jit(fn: F) -> F:
     """``numba.njit`` (nogil) with the package's source-keyed disk cache (its entries saved
-    under a lock, so worker processes compiling at the same time lose none)."""
+    under a lock, so worker processes compiling at the same time lose none), each signature
+    compiled by one process at a time (:func:`_one_at_a_time`)."""
     path = cache_dir()
     if path is None:
         return cast(F, numba.njit(nogil=True)(fn))
     with _numba_cache_dir(path):
-        return cast(F, numba.njit(nogil=True, cache=True)(fn))
+        dispatcher = numba.njit(nogil=True, cache=True)(fn)
+    dispatcher.compile = _one_at_a_time(dispatcher.compile, fn, path)  # type: ignore[method-assign]
+    return cast(F, dispatcher)
+
+
+def _one_at_a_time(compile: Callable[[Any], Any], fn: Callable[..., Any], path: Path) -> Any:
+    """``compile(signature)`` of ``fn``'s dispatcher under a lock file per signature: a process
+    that finds another compiling the same kernel waits, then loads it from the disk cache.
+    Numba calls it only for a signature this process does not have yet, so a compiled kernel's
+    calls cost nothing more. Without it, two sweeps running side by side
+    (:mod:`risingbandits.reproduce.relay`) had both workers compile the same policy's kernel
+    on a cold cache (LTF's first tasks took 60 s of work instead of 31)."""
+
+    def locked(signature: Any) -> Any:
+        key = f"{fn.__module__}.{fn.__qualname__}{signature}"
+        name = hashlib.sha256(key.encode()).hexdigest()[:16]
+        with open(path / f"{name}.compiling", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return compile(signature)  # from the disk cache when another process saved it
+
+    return locked
 
 
 def helper(fn: F) -> F:

@@ -268,7 +268,7 @@ def simulate(
     t_index = np.zeros((n_seeds, n_traced, n_arms if n_traced else 0))
     t_terms = np.zeros((n_seeds, n_traced, n_arms if n_traced else 0, n_terms))
     t_arms = np.zeros((n_seeds, n_traced), np.int32)
-    noise = instance.noise
+    noise, noise_proxy, noise_table = instance.noise, instance.noise_proxy, instance.noise_table
     for s, seed in enumerate(seed_list):
         out = RunRecord(
             pulls[s],
@@ -283,13 +283,13 @@ def simulate(
             t_terms[s],
             t_arms[s],
         )
-        state = policy.init_state(n_arms, horizon, instance.noise_proxy)
+        state = policy.init_state(n_arms, horizon, noise_proxy)
         reward[s], recommended[s] = _run(
             state,
             instance.means,
             noise.code,
             noise.sigma,
-            instance.noise_table,
+            noise_table,
             reward_key(seed),
             horizon,
             policy_rng(seed),

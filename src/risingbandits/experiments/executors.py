@@ -3,9 +3,10 @@
 * ``serial``: in this process, one task after another;
 * ``processes`` (the default): a ``concurrent.futures.ProcessPoolExecutor`` started with
   ``forkserver`` (``spawn`` where that is missing), since Numba and ``fork`` do not mix well;
-  all cores by default. Its workers end when the process that started them is gone
-  (:mod:`.watchdog`), and leaving the ``with`` block on an exception (Ctrl-C, SIGTERM, a full
-  disk) terminates them instead of waiting for their tasks;
+  all cores by default. Its workers compile kernels at LLVM -O2
+  (:func:`~risingbandits._jit.use_worker_opt_level`) and end when the process that started
+  them is gone (:mod:`.watchdog`); leaving the ``with`` block on an exception (Ctrl-C,
+  SIGTERM, a full disk) terminates them instead of waiting for their tasks;
 * ``dask``: Dask distributed, either an in-process ``LocalCluster`` whose scheduler, workers and
   dashboard bind to 127.0.0.1 only, or an existing scheduler (``address="tcp://host:8786"``).
   Dask is optional: ``pip install risingbandits[dask]``.
@@ -25,6 +26,7 @@ from itertools import islice
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
+from risingbandits._jit import use_worker_opt_level
 from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
 from risingbandits.extras import MissingExtra
 
@@ -74,6 +76,12 @@ class SerialExecutor:
             yield fn(item)
 
 
+def _start_worker(owner: ProcessIdentity) -> None:
+    """Initializer of a pool worker: ends with ``owner``, compiles at -O2."""
+    watch_owner(owner)
+    use_worker_opt_level()
+
+
 class ProcessExecutor:
     """A pool of ``workers`` local processes (forkserver or spawn start method)."""
 
@@ -87,7 +95,7 @@ class ProcessExecutor:
         self._pool = ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context(method),
-            initializer=watch_owner,
+            initializer=_start_worker,
             initargs=(ProcessIdentity.current(),),
         )
         return self

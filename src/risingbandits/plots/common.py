@@ -1,9 +1,12 @@
 """Shared plotting pieces: policy colours, regret-vs-horizon curves with 95% bands, bars with
-error bars and win-rate heat maps."""
+error bars and win-rate heat maps, and where a finished figure goes (:func:`save`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -98,9 +101,36 @@ def plot_win_heatmap(ax: Axes, matrix: np.ndarray, names: Sequence[str]) -> None
                 ax.text(j, i, f"{100 * matrix[i, j]:.0f}", ha="center", va="center", fontsize=6)
 
 
+HandOver = Callable[[Figure, Path, int], None]
+_HAND_OVER: ContextVar[HandOver | None] = ContextVar("risingbandits_hand_over", default=None)
+
+
 def save(fig: Figure, path: Path, dpi: int = DPI) -> Path:
-    """Write ``fig`` as PNG and close it."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+    """Close ``fig`` and write it as PNG at ``path`` (inside :func:`drawn_elsewhere`: hand it
+    over to be drawn and written there)."""
+    plt.close(fig)  # closed first, so a pickled copy does not join pyplot's figures
+    hand_over = _HAND_OVER.get()
+    if hand_over is None:
+        path.write_bytes(png_bytes(fig, dpi))
+    else:
+        hand_over(fig, path, dpi)
     return path
+
+
+def png_bytes(fig: Figure, dpi: int = DPI) -> bytes:
+    """``fig`` laid out tightly and drawn as PNG."""
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+@contextmanager
+def drawn_elsewhere(hand_over: HandOver) -> Iterator[None]:
+    """In this block (this thread), :func:`save` calls ``hand_over(fig, path, dpi)`` instead
+    of drawing."""
+    token = _HAND_OVER.set(hand_over)
+    try:
+        yield
+    finally:
+        _HAND_OVER.reset(token)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from risingbandits.experiments.store import Store
 from risingbandits.instances import intro
 from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.plots.common import DPI
+from risingbandits.reproduce.background import figures_on
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
 from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
 from risingbandits.reproduce.robustness import assess
@@ -217,13 +219,14 @@ def write_report(
 ) -> tuple[Path, list[ClaimResult]]:
     """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``
     (``theory``: returns the checks, see :func:`build`; ``pool``: workers that read the stores
-    while the report is built)."""
+    and draw the figures while the report is built)."""
     found = complete_stores(out, size)
     stores = found[0]
     if not stores and theory() is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
-    blocks, claims, payload = build(out, size, theory, dpi, found, pool)
+    with nullcontext() if pool is None else figures_on(pool):
+        blocks, claims, payload = build(out, size, theory, dpi, found, pool)
     (out / REPORT_MD).write_text(to_markdown(blocks, out), encoding="utf-8")
     (out / REPORT_HTML).write_text(to_html(blocks, TITLE), encoding="utf-8")
     payload = {"identity": payload.pop("identity"), "library_version": __version__, **payload}

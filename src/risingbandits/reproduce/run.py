@@ -4,8 +4,9 @@
 
 Stores go to ``OUT/<sweep>-<size>`` (e.g. ``OUT/ltf-full``), so a full and a quick run never
 share a store and running a target again resumes it (a finished store computes nothing). One
-worker pool serves every sweep of the run (started only when some task is left) and, while the
-report is built, computes the theory checks and reads the stores
+worker pool serves the whole run (started only when some work is left): the sweeps one after
+another without a gap (:mod:`risingbandits.reproduce.relay`) and, while the report is built,
+the theory checks, reading the stores and drawing the figures
 (:mod:`risingbandits.reproduce.background`). The library prints nothing:
 ``progress(stage, done, total)`` is called with the sweep name and its cells, or with
 ``"theory"`` and ``"report"``.
@@ -18,18 +19,25 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TypeVar
 
 from risingbandits.experiments.executors import Executor, make_executor
-from risingbandits.experiments.spec import parse_spec
+from risingbandits.experiments.spec import Spec, parse_spec
 from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
+from risingbandits.reproduce.relay import relay
 from risingbandits.reproduce.report import Theory, check_before_run, write_report
-from risingbandits.reproduce.settings import FULL, QUICK, THEORY_TARGETS, target_sweeps
+from risingbandits.reproduce.settings import (
+    FULL,
+    QUICK,
+    THEORY_TARGETS,
+    SweepDef,
+    target_sweeps,
+)
 from risingbandits.reproduce.theory_checks import keep_theory, load_theory, run_theory_checks
 
 T = TypeVar("T")
@@ -123,30 +131,29 @@ def reproduce(
     folder = Path(out)
     defs = target_sweeps(target, size)
     check_before_run(folder, size, overwrite)
-    runs: list[SweepRun] = []
     todo = [] if report_only else [(d, parse_spec(d.spec_text(size))) for d in defs]  # extras
     with shared_executor(executor, workers, scheduler) as pool:
         if not report_only:
             folder.mkdir(parents=True, exist_ok=True)
-        for d, spec in todo:
-            step = None if progress is None else _stage(progress, d.name)
-            res = run_sweep(spec, folder / d.store_name(size), executor=pool, progress=step)
-            runs.append(
-                SweepRun(d.name, res.path, res.resumed, res.cells_run, res.cells_total, res.elapsed)
-            )
+        jobs = [partial(_sweep, d, spec, folder / d.store_name(size), progress) for d, spec in todo]
+        runs = relay(jobs, pool)
         compute = target in THEORY_TARGETS and not report_only
         if progress is not None and compute:
             progress("theory", 0, 1)
-        theory = pending_theory(
-            pool, folder / f"theory-{size.name}.json", size.dominance_instances, compute, report
-        )
+        where = folder / f"theory-{size.name}.json"
+        theory = pending_theory(pool, where, size.dominance_instances, compute)
         path: Path | None = None
         claims: list[ClaimResult] = []
         if report:
             if progress is not None:
                 progress("report", 0, 1)
             path, claims = write_report(
-                folder, size, theory, overwrite=overwrite, dpi=dpi, pool=pool
+                folder,
+                size,
+                theory,
+                overwrite=overwrite,
+                dpi=dpi,
+                pool=None if executor == "serial" else pool,  # nothing to gain in-process
             )
         else:
             theory()
@@ -156,19 +163,17 @@ def reproduce(
 
 
 def pending_theory(
-    pool: Executor, path: Path, instances: int, compute: bool, alongside: bool
+    pool: Executor, path: Path, instances: int, compute: bool
 ) -> Callable[[], Theory]:
-    """The theory checks as a function that returns them (None when not kept and not
-    ``compute``). Kept checks are read now; missing ones run on one worker of ``pool`` in the
-    background when ``alongside`` (the report is built meanwhile: it is single-threaded and
-    needs them only at its theory section), else now. The main process keeps them in ``path``.
-    """
+    """The theory checks (dominance search over ``instances`` instances) as a function that
+    returns them (None when not kept and not ``compute``). Kept checks are read now; missing
+    ones start now on one worker of ``pool`` (beside the report, which needs them only at its
+    theory section) and the function waits for them, keeps them in ``path`` and raises what
+    they raised."""
     kept = load_theory(path, instances)
     if kept is not None or not compute:
         return lambda: kept
     job = InBackground(pool, run_theory_checks, [instances])
-    if not alongside:
-        job.get(instances)  # raises now what the checks raised
 
     def result() -> Theory:
         checks = job.get(instances)
@@ -176,6 +181,14 @@ def pending_theory(
         return checks
 
     return cache(result)
+
+
+def _sweep(
+    d: SweepDef, spec: Spec, store: Path, progress: Progress | None, pool: Executor
+) -> SweepRun:
+    step = None if progress is None else _stage(progress, d.name)
+    res = run_sweep(spec, store, executor=pool, progress=step)
+    return SweepRun(d.name, res.path, res.resumed, res.cells_run, res.cells_total, res.elapsed)
 
 
 def _stage(progress: Progress, name: str) -> Callable[[int, int], None]:

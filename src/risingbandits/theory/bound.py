@@ -55,7 +55,15 @@ def upsilon(means: np.ndarray, count: int, q: float) -> float:
     q = _check_q(q)
     if count < 0:
         raise ValueError(f"M={count} is not allowed: use an integer >= 0")
-    gamma = np.maximum(max_increments(means, count), 0.0)
+    return _upsilon(_increments(means, count), q)
+
+
+def _increments(means: np.ndarray, count: int) -> np.ndarray:
+    """gamma_max(n) for n = 1..count, negative ones as 0."""
+    return np.maximum(max_increments(means, count), 0.0)
+
+
+def _upsilon(gamma: np.ndarray, q: float) -> float:
     return float(np.sum(gamma**q))  # numpy: 0.0 ** 0 = 1
 
 
@@ -86,26 +94,7 @@ def regret_bound(
     instance: RisingInstance | np.ndarray, horizon: int, eps: float, q: float, sigma: float
 ) -> RegretBound:
     """The bound of Thm. 5.4 for ``instance`` (or a mean table) at horizon T."""
-    means = instance.means if isinstance(instance, RisingInstance) else np.asarray(instance)
-    eps, q = _check_eps(eps), _check_q(q)
-    if horizon < 1:
-        raise ValueError(f"horizon={horizon} is not allowed: use an integer >= 1")
-    if not sigma >= 0:
-        raise ValueError(f"sigma={sigma!r} is not allowed: use a number >= 0")
-    k = int(means.shape[0])
-    count = math.ceil((1.0 - 2.0 * eps) * horizon / k)
-    ups = upsilon(means, count, q)
-    increment = (1.0 + 2.0 ** (1.0 + q)) * k * float(horizon) ** q / 2.0 * ups
-    noise = (
-        3.0
-        * k
-        / eps
-        * (sigma * horizon) ** (2.0 / 3.0)
-        * math.log(horizon) ** (1.0 / 3.0)
-        * (18.0 + 48.0 * eps * eps) ** (1.0 / 3.0)
-    )
-    constant = (4.0 + math.ceil(1.0 / eps)) * k
-    return RegretBound(horizon, eps, q, float(sigma), ups, increment, noise, constant)
+    return best_bound(instance, horizon, eps, sigma, (q,))
 
 
 def best_bound(
@@ -116,12 +105,32 @@ def best_bound(
     qs: Iterable[float] = DEFAULT_QS,
 ) -> RegretBound:
     """The smallest bound over the grid ``qs`` (the theorem holds for every q in [0, 1])."""
-    grid = list(qs)
+    grid = [_check_q(q) for q in qs]
     if not grid:
         raise ValueError("q grid is empty: give at least one q in [0, 1]")
-    return min(
-        (regret_bound(instance, horizon, eps, q, sigma) for q in grid), key=lambda b: b.total
+    means = instance.means if isinstance(instance, RisingInstance) else np.asarray(instance)
+    eps = _check_eps(eps)
+    if horizon < 1:
+        raise ValueError(f"horizon={horizon} is not allowed: use an integer >= 1")
+    if not sigma >= 0:
+        raise ValueError(f"sigma={sigma!r} is not allowed: use a number >= 0")
+    k = int(means.shape[0])
+    gamma = _increments(means, math.ceil((1.0 - 2.0 * eps) * horizon / k))  # once for all q
+    noise = (
+        3.0
+        * k
+        / eps
+        * (sigma * horizon) ** (2.0 / 3.0)
+        * math.log(horizon) ** (1.0 / 3.0)
+        * (18.0 + 48.0 * eps * eps) ** (1.0 / 3.0)
     )
+    constant = (4.0 + math.ceil(1.0 / eps)) * k
+    bounds = []
+    for q in grid:
+        ups = _upsilon(gamma, q)
+        increment = (1.0 + 2.0 ** (1.0 + q)) * k * float(horizon) ** q / 2.0 * ups
+        bounds.append(RegretBound(horizon, eps, q, float(sigma), ups, increment, noise, constant))
+    return min(bounds, key=lambda b: b.total)
 
 
 def bound_curve(

@@ -157,11 +157,14 @@ class ExactRun:
     horizon: int
     arms: np.ndarray
     min_gap: Fraction | None
+    counts: tuple[int, ...]
+    """Pull counts at the end of the run."""
 
     def pulls(self, rounds: int | None = None) -> tuple[int, ...]:
         """Pull counts after ``rounds`` rounds (default: the whole run)."""
-        r = self.horizon if rounds is None else rounds
-        counts = np.bincount(self.arms[:r], minlength=self.instance.n_arms)
+        if rounds is None or rounds == self.horizon:
+            return self.counts
+        counts = np.bincount(self.arms[:rounds], minlength=self.instance.n_arms)
         return tuple(int(c) for c in counts)
 
     def pulls_at(self, rounds: Sequence[int]) -> list[tuple[int, ...]]:
@@ -273,7 +276,7 @@ def step_run(instance: ExactLTF, policy: PolicyName, horizon: int) -> ExactRun:
         min_gap = gap if min_gap is None else min(min_gap, gap)
         counts[arm] += 1
         arms[t - 1] = arm
-    return ExactRun(policy, instance, horizon, arms, _gap(min_gap, sc))
+    return ExactRun(policy, instance, horizon, arms, _gap(min_gap, sc), tuple(counts))
 
 
 def _first_failure(diff0: int, slope: int, strict: bool) -> int | None:
@@ -320,7 +323,7 @@ def event_run(instance: ExactLTF, policy: PolicyName, horizon: int) -> ExactRun:
         counts[arm] += rounds
         arms[t - 1 : t - 1 + rounds] = arm
         t += rounds
-    return ExactRun(policy, instance, horizon, arms, _gap(min_gap, sc))
+    return ExactRun(policy, instance, horizon, arms, _gap(min_gap, sc), tuple(counts))
 
 
 def _gap(min_gap: int | None, sc: _Indices) -> Fraction | None:
