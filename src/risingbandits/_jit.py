@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -97,13 +97,20 @@ def _numba_cache_dir(path: Path) -> Any:
         setattr(numba_config, "CACHE_DIR", saved)  # noqa: B010
 
 
+@contextmanager
+def _exclusive(lock_path: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path`` (created if missing) across processes."""
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 def _save_under_lock(save: Callable[..., None]) -> Callable[..., None]:
     """Numba's cache entry save (read the index, add the entry, write index and data) made
     exclusive across processes with a lock file beside the index."""
 
     def locked(self: Any, key: Any, data: Any) -> None:
-        with open(f"{self._index_path}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with _exclusive(f"{self._index_path}.lock"):
             save(self, key, data)
 
     locked.__wrapped__ = save  # type: ignore[attr-defined]
@@ -159,8 +166,7 @@ def _one_at_a_time(compile: Callable[[Any], Any], fn: Callable[..., Any], path: 
     def locked(signature: Any) -> Any:
         key = f"{fn.__module__}.{fn.__qualname__}{signature}"
         name = hashlib.sha256(key.encode()).hexdigest()[:16]
-        with open(path / f"{name}.compiling", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with _exclusive(path / f"{name}.compiling"):
             return compile(signature)  # from the disk cache when another process saved it
 
     return locked
