@@ -1,9 +1,10 @@
 """Tune scikit-learn ``SGDClassifier`` models on digits with Optuna and a rising-bandit policy.
 
-Six trials are sampled once from an Optuna search space (loss, alpha); CURE-UCB then decides,
-step by step, which trial trains its next mini-batch. Every validation accuracy is reported to
-its trial (``trial.report``), so the study's storage shows the learning curves; at the end the
-recommended trial is COMPLETE and the others PRUNED. Inspect the run with
+Six trials are sampled once from an Optuna search space (loss, alpha); the default policy
+(``risingbandits.modelselect.DEFAULT_POLICY``) then decides, step by step, which trial trains its
+next mini-batch. Every validation accuracy is reported to its trial (``trial.report``), so the
+study's storage shows the learning curves; at the end the recommended trial is COMPLETE and the
+others PRUNED. Inspect the run with
 ``optuna-dashboard sqlite:///digits.db`` when ``--storage sqlite:///digits.db`` is given.
 
     pip install 'risingbandits[optuna,examples]'
@@ -20,6 +21,7 @@ import optuna
 from digits_steps import Learner, digits
 
 from risingbandits.integrations.optuna import OptunaSelection
+from risingbandits.modelselect import DEFAULT_POLICY
 
 SPACE = {
     "loss": optuna.distributions.CategoricalDistribution(["log_loss", "hinge", "modified_huber"]),
@@ -29,7 +31,7 @@ SPACE = {
 
 def tune(
     budget: int = 300,
-    policy: str = "cure-ucb",
+    policy: str = DEFAULT_POLICY,
     seed: int = 0,
     storage: str | None = None,
     n_candidates: int = 6,
@@ -58,7 +60,11 @@ def tune(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=300, help="training steps in total")
-    parser.add_argument("--policy", default="cure-ucb", help="any risingbandits policy")
+    parser.add_argument(
+        "--policy",
+        default=DEFAULT_POLICY,
+        help=f"any risingbandits policy (default: {DEFAULT_POLICY})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--storage", default=None, help="Optuna storage URL (default: memory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import pickle
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from digits_steps import Learner, digits
 from ray import tune
 
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
+from risingbandits.modelselect import DEFAULT_POLICY
 
 # --8<-- [start:trainable]
 SPACE = {
@@ -54,7 +54,7 @@ def train(config: dict[str, Any]) -> None:
 
 
 # --8<-- [end:trainable]
-def select(budget: int = 60, policy: str = "cure-ucb", seed: int = 0, cpus: int = 2) -> dict:
+def select(budget: int = 60, policy: str = DEFAULT_POLICY, seed: int = 0, cpus: int = 2) -> dict:
     """Spend ``budget`` iterations over the six trials; returns the scheduler's summary."""
     # --8<-- [start:scheduler]
     scheduler = RisingBanditScheduler(budget, policy=policy, seed=seed)
@@ -77,17 +77,18 @@ def select(budget: int = 60, policy: str = "cure-ucb", seed: int = 0, cpus: int 
     return {**summary, "configs": {t: configs[t] for t in summary["pulls"]}}
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=60, help="training iterations in total")
-    parser.add_argument("--policy", default="cure-ucb", help="any risingbandits policy")
+    parser.add_argument("--policy", default=DEFAULT_POLICY, help="any risingbandits policy")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray instance")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
-    # with reuse_actors=True (3x faster pauses here) Ray warns that a resumed trial's result
-    # file is not found yet; the results are complete, so these warnings are silenced
-    logging.getLogger("ray.tune.logger").setLevel(logging.ERROR)
+    return parser.parse_args(argv)
+
+
+def main() -> None:
+    args = arguments()
     result = select(args.budget, args.policy, args.seed, args.cpus)
     if args.json:
         print(json.dumps(result))

@@ -2,15 +2,16 @@
 
 Six candidate models share a budget of training steps on the digits data set bundled with
 scikit-learn. Each step trains one candidate on its next mini-batch of 32 samples and reports
-its validation accuracy; CURE-UCB (``risingbandits.modelselect.ModelSelector``, noise level
-estimated from the scores) decides which candidate gets the next step, aiming at the one that
-will be best when the budget runs out. Halfway, the selector is saved to a JSON checkpoint and
-restored, as a long tuning job would be. With ``--workers N`` the steps run on N threads at
-once, each on a candidate that is not already training (``select(available=...)``); the order
-in which they finish, hence the run, then depends on timing.
+its validation accuracy; the default policy of ``risingbandits.modelselect.ModelSelector``
+(``DEFAULT_POLICY``, noise level estimated from the scores) decides which candidate gets the
+next step, aiming at the one that will be best when the budget runs out. Halfway, the selector
+is saved to a JSON checkpoint and restored, as a long tuning job would be. With ``--workers N``
+the steps run on N threads at once, each on a candidate that is not already training
+(``select(available=...)``); the order in which they finish, hence the run, then depends on
+timing.
 
     pip install 'risingbandits[examples]'
-    python examples/tune_sklearn_partial_fit.py [--budget 600] [--policy cure-ucb] [--seed 0]
+    python examples/tune_sklearn_partial_fit.py [--budget 600] [--policy NAME] [--seed 0]
         [--param sigma=auto] [--workers 4] [--json]
 """
 
@@ -30,7 +31,7 @@ from sklearn.linear_model import Perceptron, SGDClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 
-from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import parse_params
 
 BATCH = 32
@@ -66,7 +67,7 @@ class Candidate:
 
 def tune(
     budget: int = 600,
-    policy: str = "cure-ucb",
+    policy: str = DEFAULT_POLICY,
     seed: int = 0,
     params: dict[str, Any] | None = None,
     workers: int = 1,
@@ -99,7 +100,11 @@ def tune(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=600, help="training steps in total")
-    parser.add_argument("--policy", default="cure-ucb", help="any risingbandits policy")
+    parser.add_argument(
+        "--policy",
+        default=DEFAULT_POLICY,
+        help=f"any risingbandits policy (default: {DEFAULT_POLICY})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--param", action="append", default=[], help="policy NAME=VALUE")
     parser.add_argument("--workers", type=int, default=1, help="steps trained at once")

@@ -10,6 +10,10 @@ import pytest
 
 import risingbandits as rb
 
+# Commands' output is compared line by line: the one-time "compiling kernels" notice would make
+# it depend on the state of the kernel cache (the tests of the notice remove this).
+os.environ.setdefault("RISINGBANDITS_NOTICES_SHOWN", "compiling")
+
 REPO = Path(__file__).resolve().parents[1]
 # The same place the library looks (risingbandits.instances.families.default_curves_dir).
 IMDB_CURVES = Path(

@@ -31,6 +31,7 @@ JSON_FIELDS = {
     "final_gap_mean",
     "final_gap_ci95",
     "final_gap_per_seed",
+    "final_gap_on",
     "recommended",
 }
 
@@ -67,6 +68,7 @@ def test_run_json_fields() -> None:
     assert data["final_gap_mean"] == pytest.approx(np.mean(data["final_gap_per_seed"]))
     low, high = data["final_gap_ci95"]
     assert low <= data["final_gap_mean"] <= high
+    assert data["final_gap_on"] == "means"  # intro has no test curves
 
 
 def test_run_final_gap_by_hand(tmp_path: Path) -> None:
@@ -153,17 +155,31 @@ def test_list_one_line_each() -> None:
     assert sum(line.startswith("policy") for line in lines) == len(POLICIES)
 
 
-def test_demo_writes_figure_and_refuses_overwrite(tmp_path: Path) -> None:
+def test_demo_writes_figure_runs_again_and_refuses_to_replace_other_results(
+    tmp_path: Path,
+) -> None:
+    """The README's main command can be run twice: a demo with the same settings gives the same
+    numbers and replaces its own output; other settings, or other numbers, are refused."""
     out = tmp_path / "demo"
     res = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
     assert res.exit_code == 0, res.output
     png = (out / "figure1.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
-    table = json.loads((out / "figure1.json").read_text())
+    first = (out / "figure1.json").read_text()
+    table = json.loads(first)
     assert table["switching_horizons"] == [16000]
     assert set(table["regret"]["cure-ucb"]) == {str(t) for t in range(5000, 50001, 5000)}
     again = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
-    assert again.exit_code == 2 and "already exists" in again.stderr
+    assert again.exit_code == 0, again.output
+    assert "the same numbers as the earlier demo there" in again.stdout
+    assert (out / "figure1.json").read_text() == first
+    other = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "3"])
+    assert other.exit_code == 2 and "already exists" in other.stderr
+    table["regret"]["cure-ucb"]["5000"]["mean"] += 1.0  # an earlier demo's other numbers
+    (out / "figure1.json").write_text(json.dumps(table))
+    changed = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "2"])
+    assert changed.exit_code == 2 and "holds other numbers" in changed.stderr
+    assert json.loads((out / "figure1.json").read_text()) == table
 
 
 def test_run_imdb_with_curves_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,3 +210,11 @@ def test_run_imdb_with_curves_folder(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert data["optimal_value"] == pytest.approx(max(c.sum() for c in curves.values()))
     bad = runner.invoke(app, ["run", "--instance", "imdb-v1", "--curves", str(tmp_path / "no")])
     assert bad.exit_code == 2 and "holds no curves.npz" in bad.stderr
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0
+    assert res.stdout == f"risingbandits {version('risingbandits')}\n"

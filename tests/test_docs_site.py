@@ -22,7 +22,7 @@ EXAMPLE_PAGES = {
     "getting-started.md": lambda ns, cwd: ns["policy"].pulls.sum() == 1_000,
     "model-selection.md": lambda ns, cwd: (
         (cwd / "tuning.json").is_file()
-        and ns["study"].user_attrs["risingbandits"]["steps"] == 200
+        and ns["study"].user_attrs[ns["selection"].summary_key]["steps"] == 200
         and ns["again"].names == ("sgd", "mlp-small", "mlp-large")
     ),
 }

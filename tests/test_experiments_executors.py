@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -21,6 +27,19 @@ from risingbandits.experiments import (
 from test_experiments_spec import TINY
 
 SPEC = TINY.replace("seeds = 2", "seeds = 3")
+LONG_SPEC = """
+sweep_seed = 0
+seeds = 4000
+horizons = [50000]
+
+[[instances]]
+family = "ltf-v1"
+count = 6
+generator_seed = 0
+
+[[policies]]
+name = "ucb1"
+"""
 
 
 def rows_without_wall_time(path: Path) -> list[dict]:
@@ -123,3 +142,85 @@ def test_the_workers_level_yields_to_numba_opt(monkeypatch: pytest.MonkeyPatch) 
     assert int(config.OPT) == 1
     monkeypatch.undo()
     config.reload_config()  # back to this process's own level
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_a_lost_scheduler_is_named_as_such_in_one_line(tmp_path: Path) -> None:
+    """Killing the external Dask scheduler mid-sweep ends the sweep with one line saying the
+    scheduler was lost (it used to print two tracebacks, or "cannot write in <TCP (closed)
+    ...>: make room", as if the disk were full); the parts written stay."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    scheduler = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            address.rsplit(":", 1)[1],
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            address,
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_text(LONG_SPEC)
+    out = tmp_path / "out"
+    try:
+        sweep = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from risingbandits.cli import main; main()",
+                "sweep",
+                "run",
+                str(spec),
+                "--out",
+                str(out),
+                "--scheduler",
+                address,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not list(out.glob("parts/*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(out.glob("parts/*.parquet")), "no part was written"
+        scheduler.kill()
+        _, err = sweep.communicate(timeout=120)
+    finally:
+        for proc in (scheduler, worker):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert sweep.returncode == 1
+    assert "Traceback" not in err
+    (line,) = err.strip().splitlines()[-1:]
+    assert line.startswith(f"error: the Dask scheduler {address} was lost (")
+    assert "cells done; resume with `risingbandits sweep resume" in line
+    assert "make room" not in err
+    assert Store(out).status().cells_done > 0

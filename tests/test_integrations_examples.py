@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from risingbandits.modelselect import DEFAULT_POLICY
+
 pytest.importorskip("sklearn")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CLI = "from risingbandits.cli import main; main()"
@@ -34,7 +36,8 @@ def test_optuna_example_leaves_a_study_to_inspect(tmp_path: Path) -> None:
     script = str(EXAMPLES / "optuna_partial_fit.py")
     data = run([script, "--budget", "30", "--storage", storage, "--json"], tmp_path)
     check_summary(data, 30, 6)
-    study = optuna.load_study(study_name="digits-cure-ucb-seed0", storage=storage)
+    assert data["policy"]["policy"] == DEFAULT_POLICY  # the README's advice
+    study = optuna.load_study(study_name=f"digits-{DEFAULT_POLICY}-seed0", storage=storage)
     best = study.trials[data["recommended_trial"]]
     assert best.state == optuna.trial.TrialState.COMPLETE
     assert best.value == data["recommended_score"]

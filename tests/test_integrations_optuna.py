@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,7 +13,8 @@ optuna = pytest.importorskip("optuna")
 
 from risingbandits.integrations.optuna import (  # noqa: E402
     CANDIDATE_ATTR,
-    SUMMARY_ATTR,
+    FAILURE_ATTR,
+    SELECTION_ATTR,
     OptunaSelection,
 )
 
@@ -26,6 +30,29 @@ def curve(params: dict, n: int) -> float:
     """A rising score: the MLP with the small alpha ends best."""
     cap = {"linear": 0.6, "mlp": 0.95}[params["model"]] - params["alpha"]
     return cap * n / (n + 4)
+
+
+def failing(candidate: int, at_step: int, outcome: Any) -> Callable[[int, Any], Any]:
+    """A train_step on :func:`curve` whose ``candidate`` raises ``outcome`` (an exception) or
+    returns it at its step ``at_step``, and from then on (a broken model stays broken)."""
+    steps = [0] * len(CANDIDATES)
+
+    def train_step(i: int, trial: optuna.Trial) -> Any:
+        steps[i] += 1
+        if i == candidate and steps[i] >= at_step:
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return outcome
+        return curve(trial.params, steps[i])
+
+    return train_step
+
+
+def sqlite_study(tmp_path: Path, name: str = "s") -> optuna.Study:
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    return optuna.create_study(
+        study_name=name, storage=storage, direction="maximize", load_if_exists=True
+    )
 
 
 def test_trials_report_each_step_and_end_complete_or_pruned(tmp_path: Path) -> None:
@@ -56,8 +83,11 @@ def test_trials_report_each_step_and_end_complete_or_pruned(tmp_path: Path) -> N
     assert states.count(optuna.trial.TrialState.PRUNED) == 2
     assert best.state == optuna.trial.TrialState.COMPLETE and best.params == CANDIDATES[1]
     assert best.value == best.intermediate_values[max(best.intermediate_values)]
-    summary = stored.user_attrs[SUMMARY_ATTR]
+    assert selection.summary_key == f"risingbandits:{trials[0].number}"
+    assert all(t.user_attrs[SELECTION_ATTR] == selection.summary_key for t in trials)
+    summary = stored.user_attrs[selection.summary_key]
     assert summary["recommended"] == "candidate1" and summary["params"][1] == CANDIDATES[1]
+    assert summary["failed"] == {}
     assert sum(summary["pulls"].values()) == 40
     with pytest.raises(RuntimeError, match="finished"):
         selection.select()
@@ -116,3 +146,121 @@ def test_bad_input_is_refused_before_any_trial_is_created(kwargs: dict, message:
 def test_a_minimising_study_is_refused() -> None:
     with pytest.raises(ValueError, match="direction='maximize'"):
         OptunaSelection(optuna.create_study(), CANDIDATES, budget=10)
+
+
+INVALID = "train_step returned an invalid score:"
+
+
+@pytest.mark.parametrize(
+    ("outcome", "reason"),
+    [
+        (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
+        (float("nan"), f"{INVALID} score=nan of 'candidate1' is not allowed"),
+        (float("inf"), f"{INVALID} score=inf of 'candidate1' is not allowed"),
+        (None, f"{INVALID} score=None of 'candidate1' is not allowed"),
+    ],
+    ids=["raises", "nan", "inf", "none"],
+)
+def test_a_failed_step_fails_its_trial_and_the_others_go_on(
+    tmp_path: Path, outcome: Any, reason: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    study = sqlite_study(tmp_path)
+    selection = OptunaSelection(study, CANDIDATES, budget=40, seed=0)
+    with caplog.at_level(logging.WARNING):
+        best = selection.run(failing(1, 2, outcome))  # the best candidate breaks
+    assert best.params == CANDIDATES[2]  # the best of the others
+    failed = study.trials[selection.trials[1].number]
+    assert failed.state == optuna.trial.TrialState.FAIL
+    assert failed.user_attrs[FAILURE_ATTR].startswith(reason)
+    assert failed.intermediate_values == {1: pytest.approx(curve(CANDIDATES[1], 1))}
+    assert [t.state for t in study.trials].count(optuna.trial.TrialState.PRUNED) == 1
+    summary = study.user_attrs[selection.summary_key]
+    assert summary["failed"] == {"candidate1": failed.user_attrs[FAILURE_ATTR]}
+    assert summary["retired"] == ["candidate1"]
+    assert summary["pulls"]["candidate1"] == 1 and sum(summary["pulls"].values()) == 40
+    assert f"trial {failed.number} failed" in caplog.text and reason in caplog.text
+
+
+def test_with_two_trials_left_a_failed_one_is_never_picked_again(tmp_path: Path) -> None:
+    study = sqlite_study(tmp_path)
+    selection = OptunaSelection(study, CANDIDATES[:2], budget=20, seed=0)
+    best = selection.run(failing(1, 4, RuntimeError("out of memory")))
+    assert selection.selector.active == ("candidate0", "candidate1")  # two always stay
+    assert best.params == CANDIDATES[0] and best.state == optuna.trial.TrialState.COMPLETE
+    assert study.trials[1].state == optuna.trial.TrialState.FAIL
+    summary = study.user_attrs[selection.summary_key]
+    assert summary["recommended"] == "candidate0" and summary["pulls"] == {
+        "candidate0": 17,
+        "candidate1": 3,
+    }
+
+
+def test_a_failed_trial_is_never_recommended() -> None:
+    study = optuna.create_study(direction="maximize")
+    selection = OptunaSelection(study, CANDIDATES[:2], budget=20, seed=0)
+    for _ in range(6):
+        candidate = selection.select()
+        selection.update(candidate, [0.3, 0.9][candidate])
+    selection.fail(1, "diverged")  # stays active: two candidates always do
+    assert selection.selector.recommend() == 1  # the policy still ranks it first
+    best = selection.finish()
+    assert best.number == 0 and best.value == 0.3
+    assert study.user_attrs[selection.summary_key]["recommended"] == "candidate0"
+
+
+def test_when_every_trial_fails_the_run_ends_with_one_error(tmp_path: Path) -> None:
+    study = sqlite_study(tmp_path)
+    selection = OptunaSelection(study, CANDIDATES, budget=40, seed=0)
+
+    def train_step(i: int, trial: optuna.Trial) -> float:
+        raise KeyError("features")
+
+    with pytest.raises(RuntimeError, match=r"all 3 trials failed.*trial \d: KeyError: 'features'"):
+        selection.run(train_step)
+    assert all(t.state == optuna.trial.TrialState.FAIL for t in study.trials)
+    summary = study.user_attrs[selection.summary_key]
+    assert summary["recommended"] is None and len(summary["failed"]) == 3
+    assert summary["steps"] == 0
+
+
+def test_an_interrupt_propagates_with_its_step_given_back(tmp_path: Path) -> None:
+    study = sqlite_study(tmp_path)
+    selection = OptunaSelection(study, CANDIDATES, budget=40, seed=0)
+    with pytest.raises(KeyboardInterrupt):
+        selection.run(failing(1, 3, KeyboardInterrupt()))
+    assert selection.selector.in_flight == () and selection.selector.remaining > 0
+    assert all(t.state == optuna.trial.TrialState.RUNNING for t in study.trials)
+    assert selection.finish().state == optuna.trial.TrialState.COMPLETE
+
+
+def test_a_worker_failure_is_told_with_fail() -> None:
+    study = optuna.create_study(direction="maximize")
+    selection = OptunaSelection(study, CANDIDATES, budget=6, seed=1)
+    first, second = selection.select(), selection.select()
+    selection.fail(first, "worker lost")
+    with pytest.raises(ValueError, match=f"candidate={first} is not allowed"):
+        selection.fail(first, "again")
+    with pytest.raises(ValueError, match=r"candidate=3 is not allowed: use an index in 0\.\.2"):
+        selection.fail(3, "no such trial")
+    selection.update(second, 0.4)
+    assert selection.selector.in_flight == () and selection.selector.remaining == 5
+    assert study.trials[first].user_attrs[FAILURE_ATTR] == "worker lost"
+    assert selection.finish().number != first
+
+
+def test_selections_sharing_a_storage_keep_one_summary_each(tmp_path: Path) -> None:
+    # two handles on one SQLite study, as two processes would have, finishing in turn
+    selections = [
+        OptunaSelection(sqlite_study(tmp_path), CANDIDATES, budget=budget, seed=0)
+        for budget in (9, 12)
+    ]
+    for selection in selections:
+        selection.run(lambda i, trial: curve(trial.params, 1))
+    study = optuna.load_study(study_name="s", storage=f"sqlite:///{tmp_path / 'study.db'}")
+    for selection in selections:
+        summary = study.user_attrs[selection.summary_key]
+        assert summary["budget"] == selection.selector.budget  # not the other one's
+        assert summary["trial_numbers"] == [t.number for t in selection.trials]
+        for number in summary["trial_numbers"]:
+            assert study.trials[number].user_attrs[SELECTION_ATTR] == selection.summary_key
+    assert [s.summary_key for s in selections] == ["risingbandits:0", "risingbandits:3"]

@@ -3,6 +3,10 @@ with the driver, also when it is killed."""
 
 from __future__ import annotations
 
+import csv
+import importlib.util
+import json
+import logging
 import os
 import signal
 import subprocess
@@ -20,14 +24,20 @@ from ray import cloudpickle, tune
 
 from process_checks import Process, all_gone, descendants, kill_left, running
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
+from risingbandits.modelselect import DEFAULT_POLICY
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
 
 CAPS = [0.2, 0.9, 0.4]
+FAIL_AT = 3
+TIMEOUT = 120.0  # Tune's time_budget_s: a run that would hang ends, and its test fails
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ray_tune_partial_fit.py"
 
 
 def rising(config: dict) -> None:
-    """Trains forever (the scheduler stops it); state in a checkpoint each iteration."""
+    """Trains forever (the scheduler stops it); state in a checkpoint each iteration. The
+    trials whose cap is in ``config["fail"]`` raise at iteration FAIL_AT, those in
+    ``config["finish"]`` return there (a trainable done with its own schedule)."""
     n = 0
     checkpoint = tune.get_checkpoint()
     if checkpoint:
@@ -35,6 +45,10 @@ def rising(config: dict) -> None:
             n = int(Path(folder, "n").read_text())
     while True:
         n += 1
+        if n == FAIL_AT and config["cap"] in config.get("finish", ()):
+            return
+        if n == FAIL_AT and config["cap"] in config.get("fail", ()):
+            raise RuntimeError(f"trial with cap {config['cap']} fails at iteration {n}")
         with tempfile.TemporaryDirectory() as folder:
             Path(folder, "n").write_text(str(n))
             tune.report(
@@ -49,19 +63,61 @@ def cluster() -> Iterator[None]:
         yield
 
 
-def fit(scheduler: RisingBanditScheduler, storage: Path, trainable=rising) -> tune.ResultGrid:
+class Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.fixture
+def tune_log_warnings() -> Iterator[list[str]]:
+    """The warnings of Ray's logger callbacks during the test ("ray" does not propagate)."""
+    handler = Collect()
+    logger = logging.getLogger("ray.tune.logger")
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+
+
+def logged_iterations(result: tune.Result) -> tuple[list[int], list[int]]:
+    """The training iterations in the trial's stored result.json and progress.csv."""
+    folder = Path(result.path)
+    rows = (folder / "result.json").read_text().splitlines()
+    with open(folder / "progress.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    return (
+        [json.loads(row)["training_iteration"] for row in rows],
+        [int(row["training_iteration"]) for row in table],
+    )
+
+
+def fit(
+    scheduler: RisingBanditScheduler, storage: Path, trainable=rising, **constants: object
+) -> tune.ResultGrid:
+    """Three trials (one per cap); ``constants`` join their config."""
     tuner = tune.Tuner(
         tune.with_resources(trainable, {"cpu": 1}),
-        param_space={"cap": tune.grid_search(CAPS)},
+        param_space={"cap": tune.grid_search(CAPS), **constants},
         tune_config=tune.TuneConfig(
-            metric="score", mode="max", scheduler=scheduler, reuse_actors=True
+            metric="score",
+            mode="max",
+            scheduler=scheduler,
+            reuse_actors=True,
+            time_budget_s=TIMEOUT,
         ),
         run_config=tune.RunConfig(storage_path=str(storage), verbose=0),
     )
     return tuner.fit()
 
 
-def test_the_policy_spends_the_budget_over_paused_trials(cluster: None, tmp_path: Path) -> None:
+def test_the_policy_spends_the_budget_over_paused_trials(
+    cluster: None, tmp_path: Path, tune_log_warnings: list[str]
+) -> None:
     scheduler = RisingBanditScheduler(budget=10, seed=0)
     results = fit(scheduler, tmp_path)
     summary = scheduler.summary()
@@ -70,6 +126,9 @@ def test_the_policy_spends_the_budget_over_paused_trials(cluster: None, tmp_path
     assert set(by_trial) == set(summary["pulls"])
     for trial_id, pulls in summary["pulls"].items():
         assert by_trial[trial_id].metrics["n"] == pulls  # resumed from each checkpoint
+        every = list(range(1, pulls + 1))  # Ray's logs keep the rows before each pause
+        assert logged_iterations(by_trial[trial_id]) == (every, every)
+    assert not [m for m in tune_log_warnings if "Remote file not found" in m]
     iterations: dict[str, list[int]] = {}
     for row in scheduler.selector.history:
         iterations.setdefault(row["candidate"], []).append(row["metrics"]["training_iteration"])
@@ -97,11 +156,75 @@ def test_a_trial_that_resumes_without_its_checkpoint_is_refused(
         raise RuntimeError(str([r.error for r in results]))
 
 
-def test_bad_settings_are_refused_in_one_line() -> None:
-    with pytest.raises(ValueError, match="budget=1 is not allowed"):
-        RisingBanditScheduler(budget=1)
-    with pytest.raises(ValueError, match="mode='best' is not allowed"):
-        RisingBanditScheduler(budget=10, mode="best")
+@pytest.mark.parametrize("fail", [[0.9], [0.9, 0.4]], ids=["one", "two"])
+def test_an_errored_trial_is_retired_and_the_others_finish(
+    cluster: None, tmp_path: Path, fail: list[float]
+) -> None:
+    # two: after the first failure two candidates are left, the floor of ModelSelector; the
+    # second failed one stays in the selection but the last trial trains to the end alone
+    scheduler = RisingBanditScheduler(budget=12, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, fail=fail)
+    assert time.monotonic() - start < TIMEOUT / 2  # not stopped by Tune's time budget
+    summary = scheduler.summary()
+    trial_of = {r.config["cap"]: r.metrics["trial_id"] for r in results}
+    errored = [trial_of[cap] for cap in fail]
+    assert sorted(summary["errored"]) == sorted(errored)
+    assert sorted(r.metrics["trial_id"] for r in results if r.error) == sorted(errored)
+    assert summary["steps"] == 12 and summary["in_flight"] == []
+    assert all(summary["pulls"][t] == FAIL_AT - 1 for t in errored)
+    assert summary["recommended"] not in errored
+    if len(fail) == 2:
+        (last,) = set(trial_of.values()) - set(errored)
+        assert summary["recommended"] == last and summary["pulls"][last] == 12 - 2 * 2
+
+
+def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_path: Path) -> None:
+    """A trainable that returns is a finished model: it trains no more, the others use the
+    budget, and it is still recommended when it is the best (it was retired, and could not be)."""
+    scheduler = RisingBanditScheduler(budget=12, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, finish=[0.9])
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    trial_of = {r.config["cap"]: r.metrics["trial_id"] for r in results}
+    done = trial_of[0.9]
+    assert summary["pulls"][done] == FAIL_AT - 1 and summary["errored"] == []
+    assert summary["steps"] == 12 and summary["in_flight"] == []
+    assert summary["recommended"] == done  # 0.9 x 2/3 beats 0.4 x n/(n + 1) < 0.4
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"budget": 1}, "budget=1 is not allowed: use an integer >= 2"),
+        ({"mode": "best"}, "mode='best' is not allowed"),
+        ({"metric": ""}, "metric='' is not allowed"),
+        ({"policy": "nope"}, "policy='nope' is not allowed: use one of"),
+        ({"preset": "nope"}, "preset='nope' is not allowed"),
+        ({"params": {"nope": 1}}, "unknown parameter 'nope'"),
+        ({"seed": -1}, "seed=-1 is not allowed"),
+        ({"max_pending": 0}, "max_pending=0 is not allowed"),
+        ({"noise_proxy": -1}, "noise_proxy=-1 is not allowed"),
+        ({"score_range": (1, 0)}, r"score_range=\(1, 0\) is not allowed"),
+        ({"mode": "min", "score_range": "ab"}, "score_range='ab' is not allowed"),
+        ({"sead": 0}, "sead=0 is not allowed: the scheduler takes budget, policy"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as error:
+        RisingBanditScheduler(**{"budget": 10, **options})
+    assert "\n" not in str(error.value)
+
+
+def test_the_example_uses_the_default_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("sklearn")
+    monkeypatch.syspath_prepend(str(EXAMPLE.parent))  # its digits_steps module
+    spec = importlib.util.spec_from_file_location("ray_tune_partial_fit", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.arguments([]).policy == DEFAULT_POLICY  # the README's advice
 
 
 DRIVER = """

@@ -171,3 +171,27 @@ def test_another_processes_probe_does_not_send_a_worker_to_another_cache(
         ".write-probe",
         f".write-probe-{os.getpid() + 1}",
     ]  # its own probe removed, the others' left alone
+
+
+def test_a_selectors_first_compilation_is_announced_once(tmp_path: Path) -> None:
+    """An online run that compiles says so in one line (a first ``ModelSelector`` run used to
+    pause for seconds without a word); a later process that loads the kernels says nothing."""
+    code = (
+        "from risingbandits.modelselect import ModelSelector\n"
+        "for seed in (0, 1):\n"
+        "    sel = ModelSelector(3, budget=10, policy='ucb1', seed=seed)\n"
+        "    while not sel.done:\n"
+        "        arm = sel.select(); sel.update(arm, 0.5)\n"
+    )
+    env = {**os.environ, "RISINGBANDITS_CACHE_DIR": str(tmp_path)}
+    env.pop("RISINGBANDITS_NOTICES_SHOWN", None)
+    env.pop("RISINGBANDITS_NO_JIT_CACHE", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stderr == f"risingbandits: {_jit.COMPILING}\n"
+    assert runs[1].stderr == ""

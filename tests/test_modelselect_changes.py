@@ -49,7 +49,7 @@ def test_budget_grows_and_shrinks_mid_run() -> None:
     assert sel.remaining == 0 and not sel.done
     arm = sel.in_flight[0]
     sel.update(arm, score(arm, int(sel.pulls[arm]) + 1))
-    assert sel.done and sel.pulls.sum() == 141
+    assert sel.done and sum(sel.pulls) == 141
     with pytest.raises(ValueError, match="budget=True is not allowed"):
         sel.set_budget(True)
 
@@ -61,7 +61,7 @@ def test_added_candidate_gets_forced_pulls_then_competes() -> None:
     first = drive(sel, NEW_CANDIDATE_PULLS)
     assert first == [2] * NEW_CANDIDATE_PULLS
     drive(sel, 88)
-    assert sel.done and sel.pulls.sum() == 120 and sel.pulls[2] >= NEW_CANDIDATE_PULLS
+    assert sel.done and sum(sel.pulls) == 120 and sel.pulls[2] >= NEW_CANDIDATE_PULLS
     summary = sel.summary()
     assert set(summary["pulls"]) == {"a", "b", "c"}
     for bad in ("a", "", 3):
@@ -130,7 +130,7 @@ def test_changes_and_checkpoint_with_pulls_in_flight(name: str, tmp_path: Path) 
             if stop and step == 100:
                 sel.save(tmp_path / "sel.json")
                 sel = ModelSelector.load(tmp_path / "sel.json")
-        assert sel.done and sel.pulls.sum() == 190
+        assert sel.done and sum(sel.pulls) == 190
         return order, sel.history
 
     assert run(stop=True) == run(stop=False)

@@ -85,6 +85,28 @@ def test_features_cached_under_corpus_digest(tmp_path: Path) -> None:
     assert other.digest != first.digest and len(list(tmp_path.glob("bow-v1-*.npz"))) == 2
 
 
+def test_features_in_a_folder_others_can_write_are_neither_read_nor_written(
+    tmp_path: Path,
+) -> None:
+    texts, labels = synthetic_reviews(30)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    cached_bag_of_words(texts, labels, shared)
+    (planted,) = shared.glob("bow-v1-*.npz")
+    planted.write_bytes(planted.read_bytes())  # stands for another user's file
+    shared.chmod(0o777)
+    notes: list[str] = []
+    bow = cached_bag_of_words(texts, labels, shared, notify=notes.append)
+    assert bow.digest == bag_of_words(texts, labels).digest
+    assert notes == [
+        f"the bag of words is not cached ({shared} can be written by group or others (mode 777; "
+        f"chmod go-w {shared} if it is yours)): building it in memory ..."
+    ]
+    planted.unlink()
+    cached_bag_of_words(texts, labels, shared)
+    assert not list(shared.glob("bow-v1-*"))  # nothing written there either
+
+
 def test_read_aclimdb_folder(tmp_path: Path) -> None:
     folder = write_aclimdb(tmp_path)
     for where in (folder, tmp_path):  # the folder itself or its parent

@@ -64,7 +64,7 @@ def test_four_workers_spend_the_budget_once_and_resume_exactly(name: str, tmp_pa
     sel = straight.selector
     assert len(straight.started) == BUDGET and sorted(straight.started) == sorted(straight.reported)
     assert straight.started != straight.reported  # scores did arrive out of order
-    assert sel.t == BUDGET and sel.pulls.sum() == BUDGET and sel.in_flight == ()
+    assert sel.t == BUDGET and sum(sel.pulls) == BUDGET and sel.in_flight == ()
     assert [h["arm"] for h in sel.history] == straight.reported
     with pytest.raises(RuntimeError, match="budget of 160 training steps is used up"):
         sel.select()

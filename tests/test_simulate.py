@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -139,3 +140,30 @@ def test_online_object_errors() -> None:
         pol.select()
     with pytest.raises(ValueError, match="n_arms=1"):
         pol.reset(1, 10)
+
+
+class _CountingInt(int):
+    """An int that counts how often it is compared for equality."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _CountingInt.compared += 1
+        return int(self) == other
+
+    __hash__ = int.__hash__
+
+
+def test_at_finds_a_checkpoint_without_scanning_them_all() -> None:
+    """``at`` over every recorded horizon stays linear (a tuple scan per call made 100,000
+    horizons take 148 s)."""
+    horizon = 2_000
+    run = rb.simulate(rb.intro(horizon), "ucb1", horizon, 2, checkpoints=range(1, horizon + 1))
+    counted = replace(run, checkpoint_horizons=tuple(map(_CountingInt, run.checkpoint_horizons)))
+    _CountingInt.compared = 0
+    views = [counted.at(h) for h in range(1, horizon + 1)]
+    assert _CountingInt.compared <= 2 * horizon  # a scan per call: about horizon**2 / 2
+    assert np.array_equal(views[-1].pulls, run.pulls)
+    assert np.array_equal(views[99].pulls, run.at(100).pulls)
+    with pytest.raises(ValueError, match=r"horizon=0 was not recorded: checkpoints are \[1, 2"):
+        run.at(0)

@@ -5,7 +5,8 @@ entry points inline policy kernels from other modules. So every cached function 
 goes to a directory named after a hash of the package's whole source: any edit gives a new,
 empty cache. Set ``RISINGBANDITS_CACHE_DIR`` to choose the parent directory, or
 ``RISINGBANDITS_NO_JIT_CACHE=1`` to compile in memory only. Caches of other sources that no
-process has used for a week are removed.
+process has used for a week are removed. Only a folder this user owns and nobody else can write
+is used (:mod:`risingbandits.user_cache`): Numba loads its index files with pickle.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import fcntl
 import hashlib
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -28,7 +28,13 @@ from numba.core import config as numba_config
 from numba.core.caching import IndexDataCacheFile
 from numba.extending import intrinsic
 
-from risingbandits.user_cache import user_cache_root
+from risingbandits.user_cache import (
+    NotPrivate,
+    notice_once,
+    private_dir,
+    temp_cache_root,
+    user_cache_root,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -48,25 +54,38 @@ def source_hash() -> str:
 
 @cache
 def cache_dir() -> Path | None:
-    """Directory of compiled kernels for this exact source, or None when caching is off."""
+    """Directory of compiled kernels for this exact source, or None when caching is off.
+
+    The user cache (:func:`~risingbandits.user_cache.user_cache_root`), else this user's own
+    folder in ``$TMPDIR``; either is used only if every folder from its root down is this
+    user's and nobody else can write it (Numba unpickles its index files: a folder another user
+    can write would run their code here). When neither can be used, kernels are compiled in
+    memory and one line on standard error says why.
+    """
     if os.environ.get("RISINGBANDITS_NO_JIT_CACHE") == "1":
         return None
-    candidates = [user_cache_root(), Path(tempfile.gettempdir()) / "risingbandits-cache"]
-    for parent in candidates:
-        path = parent / "numba" / source_hash()
+    refused = []
+    for root in (user_cache_root(), temp_cache_root()):
+        fresh = not (root / "numba" / source_hash()).exists()
         try:
-            fresh = not path.exists()
-            path.mkdir(parents=True, exist_ok=True)
+            path = private_dir(root, "numba", source_hash())
             # One probe per process: workers starting together each remove their own (with one
             # shared name, one could remove the other's and fall back to another directory).
             probe = path / f".write-probe-{os.getpid()}"
             probe.write_text("ok")
             probe.unlink()  # also marks the cache as recently used (its mtime)
-        except OSError:
+        except OSError as exc:
+            why = str(exc) if isinstance(exc, NotPrivate) else f"{root}: {exc.strerror or exc}"
+            refused.append(why)
             continue
         if fresh:
             _prune_stale(path.parent, keep=path)
         return path
+    notice_once(
+        "no-kernel-cache",
+        f"compiled kernels will not be cached ({'; '.join(refused)}); set "
+        "RISINGBANDITS_CACHE_DIR to a folder of yours",
+    )
     return None
 
 
@@ -74,6 +93,24 @@ def kernels_cached() -> bool:
     """Whether compiled kernels of this source are on disk (so no long compilation is due)."""
     path = cache_dir()
     return path is not None and any(path.glob("*.nbi"))
+
+
+def will_compile(dispatcher: Any, signature: tuple[Any, ...]) -> bool:
+    """Whether ``dispatcher.compile(signature)`` will compile (seconds), not take the kernel from
+    this process or from the disk cache. Reads Numba's cache index the way Numba does (its
+    key and index file); if that ever fails, says True."""
+    if signature in dispatcher.overloads:
+        return False
+    try:
+        cache = dispatcher._cache
+        key = cache._index_key(signature, dispatcher.targetctx.codegen())
+        return key not in cache._cache_file._load_index()
+    except Exception:  # Numba internals changed, or no disk cache: assume a compilation
+        return True
+
+
+COMPILING = "compiling kernels (first run only)"
+"""What the CLI's progress bars and the online entry points say while Numba compiles."""
 
 
 def _prune_stale(parent: Path, keep: Path, max_age_days: float = 7.0) -> None:

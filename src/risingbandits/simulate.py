@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -155,17 +156,21 @@ class SimulationResult:
         """Mean pulls per arm over seeds."""
         return np.asarray(self.pulls.mean(axis=0))
 
+    @cached_property
+    def _checkpoint_column(self) -> dict[int, int]:
+        """Checkpoint horizon -> its column (a dict: ``at`` over many horizons stays linear)."""
+        return {h: c for c, h in enumerate(self.checkpoint_horizons)}
+
     def at(self, horizon: int) -> SimulationResult:
         """The result truncated at a recorded checkpoint horizon (prefix of every run)."""
         oracle = self.oracle
-        if horizon not in self.checkpoint_horizons or oracle is None:
-            raise ValueError(
-                f"horizon={horizon} was not recorded: checkpoints are "
-                f"{list(self.checkpoint_horizons)}"
-            )
+        c = self._checkpoint_column.get(horizon)
+        if c is None or oracle is None:
+            shown = list(self.checkpoint_horizons)
+            shown_text = str(shown) if len(shown) <= 10 else f"{shown[:5]} ... {shown[-5:]}"
+            raise ValueError(f"horizon={horizon} was not recorded: checkpoints are {shown_text}")
         assert self.checkpoint_pulls is not None and self.checkpoint_reward is not None
         assert self.checkpoint_recommended is not None
-        c = self.checkpoint_horizons.index(horizon)
         pulls = self.checkpoint_pulls[:, c, :].copy()
         recommended = self.checkpoint_recommended[:, c].copy()
         return replace(

@@ -1,9 +1,25 @@
-"""Where the package keeps its on-disk caches (compiled kernels, parsed LCDB tables)."""
+"""Where the package keeps its on-disk caches (compiled kernels, parsed LCDB tables), and the
+rule for using them: only a folder this user owns that nobody else can write.
+
+A cache is read back without being recomputed (Numba even unpickles its kernel index), so a
+folder another local user could write is a way to run code as whoever reads it next. Every
+folder of a cache, from the cache root down, is checked each time it is used: it must be a
+directory owned by this user and not writable by group or others (:func:`private_dir`). Folders
+the package creates are created with mode 0700. A folder that fails the check is not used; the
+caller says so in one line and works without that cache.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
+import tempfile
 from pathlib import Path
+
+
+class NotPrivate(OSError):
+    """A cache folder another user could write (or that is not a folder): one line saying why."""
 
 
 def user_cache_root() -> Path:
@@ -16,3 +32,50 @@ def user_cache_root() -> Path:
         return Path(base)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "risingbandits"
+
+
+def temp_cache_root() -> Path:
+    """This user's own cache root in the temporary folder, ``$TMPDIR/risingbandits-cache-<uid>``
+    (used only when the user cache cannot be written, and only if it passes the same check)."""
+    return Path(tempfile.gettempdir()) / f"risingbandits-cache-{os.getuid()}"
+
+
+def check_private(path: Path) -> None:
+    """Raise :class:`NotPrivate` unless ``path`` (symlinks followed) is a directory owned by
+    this user that group and others cannot write."""
+    info = path.stat()
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotPrivate(f"{path} is not a folder")
+    if info.st_uid != os.getuid():
+        raise NotPrivate(f"{path} belongs to another user (uid {info.st_uid})")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise NotPrivate(
+            f"{path} can be written by group or others (mode {stat.S_IMODE(info.st_mode):o}; "
+            f"chmod go-w {path} if it is yours)"
+        )
+
+
+def private_dir(root: Path, *parts: str) -> Path:
+    """``root/parts...``, each folder from ``root`` down created (mode 0700) if missing and
+    checked with :func:`check_private`. Raises :class:`NotPrivate` (or another ``OSError``,
+    e.g. a read-only file system)."""
+    root.parent.mkdir(parents=True, exist_ok=True)
+    path = root
+    for part in ("", *parts):
+        path = path / part if part else path
+        path.mkdir(mode=0o700, exist_ok=True)
+        check_private(path)
+    return path
+
+
+_NOTICE_VARIABLE = "RISINGBANDITS_NOTICES_SHOWN"
+
+
+def notice_once(key: str, message: str) -> None:
+    """Write ``risingbandits: message`` as one line on standard error, once per key for this
+    process and the processes it starts (a sweep's workers inherit the list of keys shown)."""
+    shown = os.environ.get(_NOTICE_VARIABLE, "").split(",")
+    if key in shown:
+        return
+    os.environ[_NOTICE_VARIABLE] = ",".join([*filter(None, shown), key])
+    print(f"risingbandits: {message}", file=sys.stderr, flush=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
+from typing import Annotated
+
 import typer
 
 from risingbandits.cli import (
@@ -24,6 +27,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"risingbandits {version('risingbandits')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_show_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Rising multi-armed bandits with a known horizon: CURE-UCB, baselines, simulator."""
+
+
 app.command("run")(run.run)
 app.command("list")(run.list_items)
 app.command("demo")(demo.demo)

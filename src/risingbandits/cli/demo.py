@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -32,6 +32,16 @@ def writable_outputs(paths: list[Path], overwrite: bool) -> None:
         )
 
 
+def _earlier_demo(table_path: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The table of an earlier demo in the same folder with the same settings, if any."""
+    try:
+        old = json.loads(table_path.read_text())
+    except (OSError, ValueError):
+        return None
+    same = isinstance(old, dict) and all(old.get(k) == v for k, v in settings.items())
+    return old if same else None
+
+
 @user_errors
 def demo(
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("risingbandits-demo"),
@@ -47,14 +57,28 @@ def demo(
     from risingbandits.plots.intro import plot_figure1
 
     png, table_path = out / "figure1.png", out / "figure1.json"
-    writable_outputs([png, table_path], overwrite)
-    writable_dir(out)  # before any computing
     instance = intro(max(DEMO_HORIZONS), Noise.parse(noise))
     policies = [
         make_policy(name, preset="ltf" if POLICIES[name].presets else None)
         for name in DEMO_POLICIES
         if name in POLICIES
     ]
+    settings = json.loads(
+        json.dumps(
+            {
+                "instance": "intro",
+                "noise": str(instance.noise),
+                "seeds": seeds,
+                "policies": {p.name: p.params for p in policies},
+            }
+        )
+    )
+    # Running the demo again with the same settings is safe: seeded, it gives the same table,
+    # which is checked before anything is replaced.
+    earlier = None if overwrite or not png.exists() else _earlier_demo(table_path, settings)
+    if earlier is None:
+        writable_outputs([png, table_path], overwrite)
+    writable_dir(out)  # before any computing
     curves: dict[str, dict[int, MeanCI]] = {}
     console = Console()
     with progress_bar(console) as bar:
@@ -77,13 +101,9 @@ def demo(
         table.add_row(f"{h:,}", *cells)
     console.print(table)
 
-    plot_figure1(instance, curves, png)
     payload = {
-        "instance": "intro",
-        "noise": str(instance.noise),
-        "seeds": seeds,
+        **settings,
         "switching_horizons": [s.horizon for s in instance.oracle.switching_horizons()],
-        "policies": {p.name: p.params for p in policies},
         "regret": {
             name: {
                 str(h): {"mean": c.mean, "ci95": [finite_or_none(c.low), finite_or_none(c.high)]}
@@ -92,5 +112,13 @@ def demo(
             for name, by_t in curves.items()
         },
     }
-    table_path.write_text(json.dumps(payload, indent=2, allow_nan=False))
-    console.print(f"wrote {png} and {table_path}")
+    text = json.dumps(payload, indent=2, allow_nan=False)
+    if earlier is not None and earlier != json.loads(text):
+        raise UserError(
+            f"{table_path} holds other numbers for the same settings (another version of "
+            "risingbandits?): pass --overwrite to replace it or choose another --out"
+        )
+    plot_figure1(instance, curves, png)
+    table_path.write_text(text)
+    again = " (the same numbers as the earlier demo there)" if earlier is not None else ""
+    console.print(f"wrote {png} and {table_path}{again}")

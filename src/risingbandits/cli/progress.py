@@ -16,9 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from risingbandits._jit import kernels_cached
-
-COMPILING = "compiling kernels (first run only)"
+from risingbandits._jit import COMPILING, kernels_cached
 
 
 def progress_bar(

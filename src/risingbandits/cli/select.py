@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import signal
+import math
+from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -14,23 +15,31 @@ from rich.table import Table
 
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import progress_bar
-from risingbandits.integrations.shell import Step, load_run, run_commands, summary
+from risingbandits.cli.signals import interruption
+from risingbandits.integrations.shell import (
+    Step,
+    load_run,
+    lock_checkpoint,
+    parse_number,
+    run_commands,
+    summary,
+)
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import parse_params
 
 
 def _score_range(text: str | None) -> tuple[float, float] | None:
+    """``LOW,HIGH``: two finite plain numbers, LOW < HIGH (refused naming the option)."""
     if text is None:
         return None
-    try:
-        low, high = (float(x) for x in text.split(","))
-    except ValueError:
-        raise UserError(f"--score-range={text!r} is not allowed: use LOW,HIGH") from None
+    parts = [parse_number(part) for part in text.split(",")]
+    numbers = [x for x in parts if x is not None and math.isfinite(x)]
+    if len(parts) != 2 or len(numbers) != 2:
+        raise UserError(f"--score-range={text!r} is not allowed: use LOW,HIGH (e.g. 0,100)")
+    low, high = numbers
+    if not low < high:
+        raise UserError(f"--score-range={text!r} is not allowed: LOW must be below HIGH")
     return low, high
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends the run like Ctrl-C: commands ended, scores kept
 
 
 def _selector(
@@ -76,6 +85,51 @@ def _selector(
     return selector
 
 
+@contextlib.contextmanager
+def _budget_fits(budget: int) -> Iterator[None]:
+    """A budget whose policy state cannot be allocated is refused in one line."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise UserError(
+            f"--budget {budget} cannot be served: the policy's state does not fit in memory "
+            f"({exc}): give a smaller --budget"
+        ) from None
+
+
+def _run(
+    selector: ModelSelector,
+    commands: list[str],
+    workers: int,
+    timeout: float | None,
+    checkpoint: Path | None,
+    quiet: bool,
+) -> None:
+    """Spend the budget under a progress bar. Ctrl-C, SIGTERM or SIGHUP end the commands, say
+    how many scores the checkpoint keeps and exit with 128 + the signal, like ``sweep``."""
+    try:
+        with progress_bar(disable=quiet) as bar:
+            label = f"{selector.policy['policy']} steps"
+            task = bar.add_task(label, total=selector.budget, completed=selector.t)
+
+            def on_step(step: Step) -> None:
+                bar.update(task, completed=selector.t)
+
+            run_commands(
+                selector,
+                commands,
+                workers=workers,
+                checkpoint=checkpoint,
+                timeout=timeout,
+                on_step=on_step,
+            )
+    except KeyboardInterrupt as exc:
+        what, code = interruption(exc)
+        kept = f"; {selector.t} scores kept in {str(checkpoint)!r}" if checkpoint else ""
+        typer.echo(f"{what}: the commands were ended{kept}", err=True)
+        raise typer.Exit(code) from None
+
+
 def _print(console: Console, data: dict[str, Any]) -> None:
     table = Table("candidate", "steps", "last score", "command")
     for name, command in data["commands"].items():
@@ -112,7 +166,13 @@ def select(
     ] = None,
     checkpoint: Annotated[
         Path | None,
-        typer.Option(help="Save after every score; an existing file is resumed."),
+        typer.Option(
+            help="Save after every score; an existing file is resumed (one run at a time)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds a call may run; a longer one is ended and stops the run."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -120,34 +180,20 @@ def select(
     its last line; the policy picks which command runs next, until BUDGET calls are spent."""
     if len(commands) < 2:
         raise UserError(f"{len(commands)} command is not allowed: give two or more")
-    selector = _selector(
-        commands,
-        name,
-        budget,
-        policy,
-        preset,
-        parse_params(policy, param or []),
-        seed,
-        _score_range(score_range),
-        checkpoint,
-    )
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        with progress_bar(disable=as_json) as bar:
-            task = bar.add_task(f"{policy} steps", total=selector.budget, completed=selector.t)
-
-            def on_step(step: Step) -> None:
-                bar.update(task, completed=selector.t)
-
-            run_commands(
-                selector, commands, workers=workers, checkpoint=checkpoint, on_step=on_step
+    with lock_checkpoint(checkpoint):  # before it is read: a second run is refused at once
+        with _budget_fits(budget):
+            selector = _selector(
+                commands,
+                name,
+                budget,
+                policy,
+                preset,
+                parse_params(policy, param or []),
+                seed,
+                _score_range(score_range),
+                checkpoint,
             )
-    except KeyboardInterrupt:
-        kept = f"; {selector.t} scores kept in {str(checkpoint)!r}" if checkpoint else ""
-        typer.echo(f"interrupted: the commands were ended{kept}", err=True)
-        raise typer.Exit(130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        _run(selector, commands, workers, timeout, checkpoint, as_json)
     data = dict(summary(selector, commands))
     if as_json:
         typer.echo(json.dumps(data))

@@ -28,6 +28,7 @@ from risingbandits.analysis.summary import MeanRow, Summary, summarize
 from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
+from risingbandits.experiments.executors import SchedulerLost
 from risingbandits.experiments.integrity import PartProblem
 from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
@@ -134,6 +135,13 @@ def _execute(
         kept = _cells_kept(store)
         err.print(f"{what}: {kept}resume with `risingbandits sweep resume {directory}`")
         raise typer.Exit(code) from None
+    except SchedulerLost as exc:
+        kept = _cells_kept(store)
+        fail(
+            f"{exc}: {kept}resume with `risingbandits sweep resume {directory}` once it is back "
+            "(or with another executor)",
+            code=1,
+        )
     except OSError as exc:
         kept = _cells_kept(store)
         fail(

@@ -125,6 +125,13 @@ class ProcessExecutor:
                 yield future.result()
 
 
+_CLIENT_LOG = logging.getLogger("distributed.client")
+
+
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away during a sweep (not a problem of the results directory)."""
+
+
 def _distributed() -> Any:
     try:
         import distributed
@@ -144,6 +151,7 @@ class DaskExecutor:
         self._distributed = _distributed()
         self._cluster: Any = None
         self._client: Any = None
+        self._quieted: int | None = None
 
     def __enter__(self) -> DaskExecutor:
         dd = self._distributed
@@ -164,14 +172,23 @@ class DaskExecutor:
                 raise ValueError(
                     f"scheduler={self.address!r} cannot be reached: {exc}".splitlines()[0]
                 ) from None
+            # A lost scheduler is reported as SchedulerLost; the client's own log of its
+            # failed reconnection (an ERROR with a traceback) would only repeat it.
+            self._quieted = _CLIENT_LOG.level
+            _CLIENT_LOG.setLevel(logging.CRITICAL)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-        self._client = self._cluster = None
+        try:
+            if self._client is not None:
+                self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+        finally:
+            self._client = self._cluster = None
+            if self._quieted is not None:
+                _CLIENT_LOG.setLevel(self._quieted)
+                self._quieted = None
 
     @property
     def scheduler_address(self) -> str:
@@ -193,11 +210,27 @@ class DaskExecutor:
         ]
         finished = self._distributed.as_completed(first)
         for future in finished:
-            for x in islice(todo, 1):
-                finished.add(client.submit(fn, x, pure=False))
-            result = future.result()
+            try:
+                for x in islice(todo, 1):
+                    finished.add(client.submit(fn, x, pure=False))
+                result = future.result()
+            except Exception as exc:
+                if client.status == "running" and not isinstance(exc, _lost_errors()):
+                    raise
+                raise SchedulerLost(
+                    f"the Dask scheduler {self.address or 'of the local cluster'} was lost "
+                    f"({type(exc).__name__})"
+                ) from None
             future.release()
             yield result
+
+
+def _lost_errors() -> tuple[type[BaseException], ...]:
+    """What Dask raises for a future when its scheduler is gone."""
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    return (FutureCancelledError, CommClosedError)
 
 
 def make_executor(

@@ -21,8 +21,9 @@ the mean and sample standard deviation (ddof = 1; 0 for a single split) of ``sco
 in ``<cache root>/lcdb/<lcdb version>/accuracy.parquet`` (cache root as for compiled kernels:
 ``$RISINGBANDITS_CACHE_DIR`` or ``${XDG_CACHE_HOME:-~/.cache}/risingbandits``), written
 atomically, tagged with the CSV's size and modification time, and rebuilt when it is damaged or
-stale. ``$RISINGBANDITS_LCDB_DIR`` points at another folder with LCDB's files (tests, a newer
-LCDB); its cache goes to ``lcdb/dir-<hash of the folder>``.
+stale; a cache folder another user could write is not used (:mod:`risingbandits.user_cache`).
+``$RISINGBANDITS_LCDB_DIR`` points at another folder with LCDB's files (tests, a newer LCDB); its
+cache goes to ``lcdb/dir-<hash of the folder>``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.extras import MissingExtra
-from risingbandits.user_cache import user_cache_root
+from risingbandits.user_cache import private_dir, user_cache_root
 
 INSTALL = 'pip install "risingbandits[lcdb]"'
 CURVES_FILE = "database-accuracy.csv"
@@ -159,11 +160,15 @@ def load_table(source: LcdbSource | None = None) -> CurveTable:
 @lru_cache(maxsize=4)
 def _load(source: LcdbSource, size: int, mtime_ns: int) -> CurveTable:
     stamp = f"{size}:{mtime_ns}".encode()
-    path = user_cache_root() / "lcdb" / source.cache_key / "accuracy.parquet"
-    columns = _read_cache(path, stamp)
+    try:  # only a cache folder nobody else can write (risingbandits.user_cache)
+        path: Path | None = private_dir(user_cache_root(), "lcdb", source.cache_key)
+    except OSError:
+        path = None
+    columns = None if path is None else _read_cache(path / "accuracy.parquet", stamp)
     if columns is None:
         table = _parse_csv(source.curves_csv)
-        _write_cache(table, path, stamp)
+        if path is not None:
+            _write_cache(table, path / "accuracy.parquet", stamp)
         columns = _numpy_columns(table)
     return CurveTable(source, columns, _read_names(source.folder / NAMES_FILE))
 
@@ -239,7 +244,6 @@ def _write_cache(table: Any, path: Path, stamp: bytes) -> None:
 
     tagged = table.replace_schema_metadata({b"source": stamp, b"format": CACHE_FORMAT})
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".accuracy-", suffix=".tmp")
         os.close(fd)
         try:

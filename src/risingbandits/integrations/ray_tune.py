@@ -20,9 +20,21 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   result (``tune.report(metrics, checkpoint=...)``) and load ``tune.get_checkpoint()`` when it
   starts, as for Ray's PBT. A trial whose ``training_iteration`` does not follow its previous
   one (restarted without its checkpoint) is refused with a message saying so.
-* A trial that ends, fails or is removed is retired (its pulls in flight are dropped); once the
-  budget is started, the trials still paused are stopped and each running one stops after its
-  result. Results that arrive after the budget is spent are not recorded.
+* A trial that fails or is removed is retired (its pulls in flight go back to the budget); one
+  that completes on its own (its trainable returned) stays a candidate for the recommendation
+  but is never offered again. Either way, if it held a worker, the policy picks a waiting trial
+  to take it (else a run whose other trials are all paused would wait forever). ModelSelector
+  keeps two candidates active: when one of the last two ends, it stays but is never offered
+  again, so the other trains to the end of the budget. :meth:`~RisingBanditScheduler.summary`
+  lists the trials that errored (``"errored"``); an errored trial is never recommended.
+* Once the budget is started, the trials still paused are stopped and each running one stops
+  after its result. Results that arrive after the budget is spent are not recorded.
+* Before a paused trial resumes, its result logs (``result.json``, ``progress.csv``) are copied
+  from the driver to the run's storage. Ray's JSON and CSV logger callbacks copy them back from
+  storage whenever a trial with a checkpoint starts (meant for restoring an experiment), while
+  the driver syncs them to storage only every 10 s or so: a missing copy gave a "Remote file not
+  found" warning per resume, and a stale one replaced the driver's, losing the rows reported
+  since (Ray 2.60).
 * ``mode="min"`` records ``-value``; a ``score_range`` (of the reported metric) is then needed
   unless values lie in [-1, 0].
 
@@ -33,25 +45,39 @@ recommended trial (its id) and its last score. Needs
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pyarrow.fs
 
 from risingbandits.extras import require
 
 ray = require("ray", "ray", "the Ray Tune integration")
 require("ray.tune", "ray", "the Ray Tune integration")
 
+from ray.air.constants import EXPR_PROGRESS_FILE, EXPR_RESULT_FILE  # noqa: E402
 from ray.tune.experiment import Trial  # noqa: E402
 from ray.tune.schedulers import TrialScheduler  # noqa: E402
 
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
+from risingbandits.modelselect.scores import parse_score_range  # noqa: E402
 
 if TYPE_CHECKING:
     from ray.tune.execution.tune_controller import TuneController
 
 ITERATION = "training_iteration"
+SELECTOR_OPTIONS = tuple(
+    name
+    for name, p in inspect.signature(ModelSelector).parameters.items()
+    if p.kind is p.KEYWORD_ONLY and name != "score_range"
+)
+"""The ModelSelector keywords the scheduler passes on (``score_range`` is its own)."""
+LOG_FILES = (EXPR_RESULT_FILE, EXPR_PROGRESS_FILE)
+"""The files Ray's JSON and CSV logger callbacks copy back from storage when a trial starts."""
 
 
 class RisingBanditScheduler(TrialScheduler):
@@ -59,7 +85,8 @@ class RisingBanditScheduler(TrialScheduler):
 
     ``metric``/``mode`` may instead come from ``tune.TuneConfig``; other keywords (``seed``,
     ``preset``, ``params``, ``max_pending``, ...) go to the
-    :class:`~risingbandits.modelselect.ModelSelector`.
+    :class:`~risingbandits.modelselect.ModelSelector`. Every setting is checked here, by the
+    selector's own checks, rather than at the first result inside Ray.
     """
 
     def __init__(
@@ -75,19 +102,29 @@ class RisingBanditScheduler(TrialScheduler):
         super().__init__()
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 2:
             raise ValueError(f"budget={budget!r} is not allowed: use an integer >= 2")
+        if metric is not None and not (isinstance(metric, str) and metric):
+            raise ValueError(f"metric={metric!r} is not allowed: use the name of a reported metric")
         if mode not in (None, "min", "max"):
             raise ValueError(f"mode={mode!r} is not allowed: use 'min' or 'max'")
+        for name, value in selector_options.items():
+            if name not in SELECTOR_OPTIONS:
+                raise ValueError(
+                    f"{name}={value!r} is not allowed: the scheduler takes budget, policy, "
+                    f"metric, mode, score_range, {', '.join(SELECTOR_OPTIONS)}"
+                )
         self._budget = budget
         self._policy = policy
         self._metric = metric
         self._mode = mode
-        self._range = None if score_range is None else tuple(float(x) for x in score_range)
+        self._range = parse_score_range(score_range)
         self._options = selector_options
         self._selector: ModelSelector | None = None
+        self._new_selector(["a", "b"])  # checks every other setting as the selector does
         self._trials: list[Trial] = []  # candidate i is self._trials[i]
         self._index: dict[str, int] = {}  # trial id -> candidate
         self._iteration: dict[str, int] = {}  # trial id -> last iteration recorded
         self._to_run: list[Trial] = []  # picked while paused, not started yet
+        self._errored: list[str] = []  # trial ids, in the order they failed
 
     # -- Tune's interface --------------------------------------------------------------------
 
@@ -120,19 +157,20 @@ class RisingBanditScheduler(TrialScheduler):
         chosen = selector.select(available=[index, *self._idle(selector)])
         if chosen == index:
             return TrialScheduler.CONTINUE
-        self._to_run.append(self._trials[chosen])
+        self._queue(self._trials[chosen])
         return TrialScheduler.PAUSE
 
     def on_trial_complete(
         self, tune_controller: TuneController, trial: Trial, result: dict[str, Any]
     ) -> None:
-        self._leave(tune_controller, trial)
+        self._leave(trial, retire=False)  # a finished model: it may still be the one to deploy
 
     def on_trial_error(self, tune_controller: TuneController, trial: Trial) -> None:
-        self._leave(tune_controller, trial)
+        self._errored.append(trial.trial_id)
+        self._leave(trial)
 
     def on_trial_remove(self, tune_controller: TuneController, trial: Trial) -> None:
-        self._leave(tune_controller, trial)
+        self._leave(trial)
 
     def choose_trial_to_run(self, tune_controller: TuneController) -> Trial | None:
         """The paused trial the policy picked last, until it runs (idempotent)."""
@@ -150,7 +188,7 @@ class RisingBanditScheduler(TrialScheduler):
         s = self._selector
         return (
             f"Using rising bandits ({self._policy}): {s.t}/{self._budget} iterations, "
-            f"pulls per trial {dict(zip(s.names, s.pulls.tolist(), strict=True))}"
+            f"pulls per trial {dict(zip(s.names, s.pulls, strict=True))}"
         )
 
     # -- results ------------------------------------------------------------------------------
@@ -162,32 +200,44 @@ class RisingBanditScheduler(TrialScheduler):
 
     def summary(self) -> dict[str, Any]:
         """Pulls per trial, the recommended trial and its last score: the selector's summary,
-        with trial ids as candidate names."""
+        with trial ids as candidate names, and the trials that errored (``"errored"``).
+
+        An errored trial is retired, except when it was one of the last two active
+        candidates: the recommendation is then the other one, whatever the policy ranks."""
         if self._selector is None:
             raise RuntimeError("no trial has reported a result yet")
-        return self._selector.summary()
+        summary = {**self._selector.summary(), "errored": list(self._errored)}
+        if summary["recommended"] in self._errored:
+            survivors = [n for n in self._selector.active if n not in self._errored]
+            if survivors:  # at most one: errored trials are retired down to two candidates
+                summary["recommended"] = survivors[0]
+                summary["recommended_score"] = summary["last_scores"][survivors[0]]
+        return summary
 
     # -- inside --------------------------------------------------------------------------------
 
+    def _new_selector(self, names: list[str]) -> ModelSelector:
+        score_range = self._range
+        if self._mode == "min":
+            low, high = score_range if score_range else (0.0, 1.0)
+            score_range = (-high, -low)
+        return ModelSelector(
+            names, self._budget, self._policy, score_range=score_range, **self._options
+        )
+
     def _started(self) -> ModelSelector:
-        """The selector, created at the first result over the trials added so far."""
+        """The selector, created at the first result over the trials added so far (those
+        that already failed are retired at once)."""
         if self._selector is None:
             if self._metric is None:
                 raise ValueError(
                     "RisingBanditScheduler needs metric (and mode): pass them to the "
                     "scheduler or to tune.TuneConfig"
                 )
-            score_range = self._range
-            if self._mode == "min":
-                low, high = score_range if score_range else (0.0, 1.0)
-                score_range = (-high, -low)
-            self._selector = ModelSelector(
-                [t.trial_id for t in self._trials],
-                self._budget,
-                self._policy,
-                score_range=score_range,
-                **self._options,
-            )
+            self._selector = self._new_selector([t.trial_id for t in self._trials])
+            for i, trial in enumerate(self._trials):
+                if trial.status in (Trial.ERROR, Trial.TERMINATED):
+                    self._retire(self._selector, i)
         return self._selector
 
     def _idle(self, selector: ModelSelector) -> list[int]:
@@ -223,25 +273,65 @@ class RisingBanditScheduler(TrialScheduler):
             index, -value if self._mode == "min" else value, metrics={ITERATION: iteration}
         )
 
+    def _queue(self, trial: Trial) -> None:
+        """Run ``trial`` next (picked with a pull in flight), its logs stored first."""
+        _store_logs(trial)
+        self._to_run.append(trial)
+
     def _stop_paused(self, tune_controller: TuneController) -> None:
         """Stop the paused trials that will not train again (not those picked to run)."""
         for trial in self._trials:
             if trial.status == Trial.PAUSED and trial not in self._to_run:
                 tune_controller.stop_trial(trial)
 
-    def _leave(self, tune_controller: TuneController, trial: Trial) -> None:
-        """A trial ended: its pulls in flight go back to the budget, and its candidate is
-        retired while the selection goes on (two candidates always stay: a last ended one is
-        never offered again, as only paused trials are)."""
+    def _leave(self, trial: Trial, retire: bool = True) -> None:
+        """A trial ended: its pulls in flight go back to the budget, it is retired (unless
+        ``retire`` is false: a trial that completed on its own stays a candidate to deploy,
+        never offered again) and, if it held a worker (running, or picked to run), the policy
+        picks a waiting trial to take it; without that, a run whose other trials are all
+        paused would wait forever."""
         selector = self._selector
         if selector is None:
             return
         index = self._index[trial.trial_id]
+        held = index in selector.in_flight or trial.status == Trial.RUNNING
+        if retire:
+            self._retire(selector, index)
+        else:
+            while index in selector.in_flight:
+                selector.cancel(index)
+        if held and selector.remaining > 0 and len(selector.in_flight) < selector.max_pending:
+            idle = self._idle(selector)
+            if idle:
+                self._queue(self._trials[selector.select(available=idle)])
+
+    @staticmethod
+    def _retire(selector: ModelSelector, index: int) -> None:
+        """Give candidate ``index``'s pulls in flight back to the budget and retire it while
+        the selection goes on. Of the last two active candidates (ModelSelector's floor) an
+        ended one stays, but is never offered again (only paused and new trials are)."""
         while index in selector.in_flight:
             selector.cancel(index)
         active = selector.active
         if selector.remaining > 0 and selector.names[index] in active and len(active) > 2:
             selector.retire(index)
+
+
+def _store_logs(trial: Trial) -> None:
+    """Copy ``trial``'s result logs from the driver's staging folder to its storage folder,
+    so that the copy Ray's logger callbacks take back when the trial starts is the driver's
+    own (see the module's docstring). Ray takes them back only for a trial with a checkpoint."""
+    storage, folder = trial.storage, trial.local_path
+    if not trial.checkpoint or storage is None or folder is None:
+        return
+    for name in LOG_FILES:
+        if Path(folder, name).is_file():  # its checkpoint is stored, so is its folder
+            pyarrow.fs.copy_files(
+                str(Path(folder, name)),
+                f"{storage.trial_fs_path}/{name}",
+                source_filesystem=pyarrow.fs.LocalFileSystem(),
+                destination_filesystem=storage.storage_filesystem,
+            )
 
 
 @contextmanager

@@ -9,10 +9,13 @@ indices (``slots``); retiring a candidate removes its arm, adding one appends an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from risingbandits.policies.checkpoint import integer, refuse
 
 NEW_CANDIDATE_PULLS = 2
 """Forced first pulls of a candidate added during a run. Two scores are the fewest from which a
@@ -21,6 +24,17 @@ TI-UCB's fit needs two); without them an index policy past its own start phase w
 new arm by its bonus alone, or (CURE-UCB's mu(0) = 0 convention) never pull it. Policies whose
 statistics need more pulls get them from their own rules (R-ed-UCB's +inf while its window is
 empty, R-ed-AE's round robin over the least-pulled arm)."""
+
+
+def increasing_indices(value: Any, n_candidates: int) -> bool:
+    """Whether ``value`` (from a checkpoint) is a non-empty list of candidate indices in
+    increasing order (the active candidates, in the policy's arm order)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(integer(i) and 0 <= i < n_candidates for i in value)
+        and all(a < b for a, b in itertools.pairwise(value))
+    )
 
 
 def candidate_names(candidates: int | Sequence[str]) -> list[str]:
@@ -148,12 +162,55 @@ class Candidates:
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any]) -> Candidates:
-        """Inverse of :meth:`state`."""
-        out = cls(data["names"])
-        out.slots = [int(i) for i in data["active"]]
+    def restore(cls, data: Any) -> Candidates:
+        """Inverse of :meth:`state`, checked (a checkpoint's ``candidates``): two or more
+        different names, two or more active candidates in increasing order, forced pulls
+        ``[index, n]`` of active candidates with n in 1..:data:`NEW_CANDIDATE_PULLS`."""
+        if not isinstance(data, Mapping) or not {"names", "active", "forced"} <= set(data):
+            raise refuse("candidates", data, "use {names, active, forced}")
+        names, active, forced = data["names"], data["active"], data["forced"]
+        if (
+            not isinstance(names, list)
+            or len(names) < 2
+            or not all(isinstance(n, str) for n in names)
+            or len(set(names)) != len(names)
+        ):
+            raise refuse("candidates.names", names, "use a list of two or more different names")
+        out = cls(names)
+        last = len(names) - 1
+        if not increasing_indices(active, len(names)) or len(active) < 2:
+            raise refuse(
+                "candidates.active",
+                active,
+                f"use two or more different candidate indices in 0..{last}, in increasing order",
+            )
+        out.slots = [int(i) for i in active]
         out.slot_of = [-1] * len(out.names)
         for arm, candidate in enumerate(out.slots):
             out.slot_of[candidate] = arm
-        out.forced = {int(i): int(n) for i, n in data["forced"]}
+        out.forced = out._restore_forced(forced)
         return out
+
+    def _restore_forced(self, data: Any) -> dict[int, int]:
+        """A checkpoint's forced pulls: ``[index, n]`` pairs, an active candidate once each."""
+        if not isinstance(data, list):
+            raise refuse("candidates.forced", data, "use a list of [index, pulls] pairs")
+        forced: dict[int, int] = {}
+        for pair in data:
+            if (
+                not isinstance(pair, list)
+                or len(pair) != 2
+                or not integer(pair[0])
+                or not 0 <= pair[0] < len(self.names)
+                or self.slot_of[pair[0]] < 0
+                or pair[0] in forced
+                or not integer(pair[1])
+                or not 1 <= pair[1] <= NEW_CANDIDATE_PULLS
+            ):
+                raise refuse(
+                    "candidates.forced",
+                    pair,
+                    f"use [index, pulls]: an active candidate (once) and 1..{NEW_CANDIDATE_PULLS}",
+                )
+            forced[int(pair[0])] = int(pair[1])
+        return forced

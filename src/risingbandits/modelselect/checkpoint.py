@@ -1,24 +1,47 @@
 """The model selector's checkpoint format and files.
 
-A checkpoint is one JSON object, tagged ``"format": FORMAT``. Version 2 (this one) holds the
+A checkpoint is one JSON object, tagged ``"format": FORMAT``. Version 3 (this one) holds the
 candidates (all names, the active ones, forced pulls still to start), the budget, the pulls in
 flight, the history of scores with their metrics, the trace if one is kept, and the policy's
-online run (parameters, run state, generator; :meth:`~risingbandits.policies.base.Policy.
-state_dict`). A checkpoint of another version is refused with one line (version 1 had no pulls
-in flight, history or candidate changes). Files are written beside the target and renamed into
-place, so a crash never leaves half a checkpoint.
+online run (parameters, run state at its capacity, generator; :meth:`~risingbandits.policies.
+base.Policy.state_dict`). A checkpoint of another version is refused with one line (version 2
+held the run state for the whole budget, K x T; version 1 had no pulls in flight, history or
+candidate changes).
+
+Every field is checked before anything is built from it, one ``ValueError`` line naming the
+field (the selector's own fields by :func:`check_selector_fields`, the candidates, history and
+trace by their ``restore``, the policy's run by :func:`~risingbandits.policies.checkpoint.
+check_checkpoint`). Files are written to a uniquely named part file beside the target and
+renamed into place, so a crash never leaves half a checkpoint and concurrent saves do not
+collide (the last rename wins).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-FORMAT = "risingbandits.modelselect/2"
+from risingbandits.policies.capacity import MAX_HORIZON
+from risingbandits.policies.checkpoint import integer, number, refuse
+
+FORMAT = "risingbandits.modelselect/3"
 _FAMILY = "risingbandits.modelselect/"
+FIELDS = (
+    "candidates",
+    "budget",
+    "score_range",
+    "noise_proxy",
+    "seed",
+    "max_pending",
+    "in_flight",
+    "history",
+    "trace",
+    "policy",
+)
 
 
 def check_format(data: Any) -> Mapping[str, Any]:
@@ -28,18 +51,54 @@ def check_format(data: Any) -> Mapping[str, Any]:
         raise ValueError(f"not a model-selection checkpoint: its format is not {FORMAT!r}")
     if found != FORMAT:
         raise ValueError(
-            f"checkpoint format {found!r} is not supported: this version of risingbandits "
+            f"checkpoint format {found[:60]!r} is not supported: this version of risingbandits "
             f"reads {FORMAT!r} only"
         )
     return data
 
 
+def check_selector_fields(data: Mapping[str, Any]) -> None:
+    """The selector's own settings: every field present, the budget an integer in
+    1..2**53, the seed an integer >= 0, ``max_pending`` null or an integer >= 1,
+    ``noise_proxy`` a finite number >= 0, ``score_range`` null or a list of two numbers, the
+    policy's configuration a mapping (``{"policy": name, "params": {...}}``)."""
+    missing = [k for k in FIELDS if k not in data]
+    if missing:
+        raise ValueError(f"checkpoint has no {', '.join(missing)}: it is incomplete")
+    budget, seed, pending = data["budget"], data["seed"], data["max_pending"]
+    if not integer(budget) or not 1 <= budget <= MAX_HORIZON:
+        raise refuse("budget", budget, f"use an integer in 1..{MAX_HORIZON}")
+    if not integer(seed) or seed < 0:
+        raise refuse("seed", seed, "use an integer >= 0")
+    if pending is not None and (not integer(pending) or pending < 1):
+        raise refuse("max_pending", pending, "use null or an integer >= 1")
+    proxy = data["noise_proxy"]
+    if not number(proxy) or proxy < 0:
+        raise refuse("noise_proxy", proxy, "use a finite number >= 0")
+    given = data["score_range"]
+    if given is not None and (not isinstance(given, list) or not all(map(number, given))):
+        raise refuse("score_range", given, "use null or [low, high], two finite numbers")
+    policy = data["policy"]
+    config = policy.get("policy") if isinstance(policy, Mapping) else None
+    params = config.get("params", {}) if isinstance(config, Mapping) else None
+    if (
+        not isinstance(config, Mapping)
+        or not isinstance(config.get("policy"), str)
+        or not isinstance(params, Mapping)
+        or not all(isinstance(k, str) for k in params)
+    ):
+        raise refuse("policy.policy", config, 'use {"policy": name, "params": {...}}')
+
+
 def write_checkpoint(path: str | Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path``, atomically (a part file renamed into place)."""
+    """Write ``data`` as JSON to ``path``, atomically: a part file of its own (a random name,
+    created exclusively) renamed into place."""
     target = Path(path)
-    part = target.with_name(target.name + f".{os.getpid()}.part")
+    text = json.dumps(data)
+    part = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(8)}.part")
     try:
-        part.write_text(json.dumps(data))
+        with part.open("x") as out:
+            out.write(text)
         os.replace(part, target)
     finally:
         part.unlink(missing_ok=True)
@@ -50,6 +109,10 @@ def read_checkpoint(path: str | Path) -> Mapping[str, Any]:
     source = Path(path)
     try:
         data = json.loads(source.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"checkpoint {str(source)!r} cannot be read: {exc}") from None
+    except RecursionError:
+        raise ValueError(
+            f"checkpoint {str(source)!r} cannot be read: it is nested too deeply for a checkpoint"
+        ) from None
     return check_format(data)

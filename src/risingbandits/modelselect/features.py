@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from risingbandits.user_cache import check_private
+
 RULE = "bow-v1"
 N_FEATURES = 1000
 _TOKEN = re.compile(r"[^\W\d_]+(?:['\-][^\W\d_]+)*|[!?]")
@@ -131,11 +133,19 @@ def cached_bag_of_words(
     """:func:`bag_of_words`, stored in ``cache_dir`` under the corpus digest and reused;
     ``notify(message)`` is told when the features must be built, and why when a cached file
     cannot be read (truncated, not an ``.npz``, arrays missing): it is then built again and
-    replaced."""
+    replaced. A ``cache_dir`` that another user could write
+    (:func:`~risingbandits.user_cache.check_private`) is not used: the features are built in
+    memory."""
     label_array = np.asarray(labels, np.int8)
     digest = corpus_digest(texts, label_array)
     path = _cache_file(Path(cache_dir), digest, n_features)
     say = notify or (lambda message: None)
+    try:  # a folder another user could write is neither read nor written
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_private(path.parent)
+    except OSError as exc:
+        say(f"the bag of words is not cached ({exc}): building it in memory ...")
+        return bag_of_words(texts, label_array, n_features)
     if path.is_file():
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -152,7 +162,6 @@ def cached_bag_of_words(
             say(f"the cached features {path} cannot be read ({reason}): building them again")
     say(f"building the bag of words of {len(texts):,} reviews (once per corpus) ...")
     bow = bag_of_words(texts, label_array, n_features)
-    path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + f".{os.getpid()}.part")
     with part.open("wb") as fh:
         np.savez(

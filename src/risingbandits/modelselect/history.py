@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from risingbandits.modelselect.pending import FANTASY_WINDOW
+from risingbandits.modelselect.scores import UNIT, rescale
+from risingbandits.policies.checkpoint import integer, refuse
 
 
 class ScoreHistory:
@@ -85,18 +87,71 @@ class ScoreHistory:
 
     @classmethod
     def restore(
-        cls, data: dict[str, Any], n_candidates: int, scale: Callable[[float], float]
+        cls, data: Any, n_candidates: int, given: tuple[float, float] | None
     ) -> ScoreHistory:
-        """Inverse of :meth:`state`; ``scale`` maps a raw score to the policy's scale."""
+        """Inverse of :meth:`state`, checked (a checkpoint's ``history``): candidate indices,
+        one score each in the score range ``given`` (None: [0, 1]), metrics by step."""
+        if not isinstance(data, Mapping) or not {"arms", "scores", "metrics"} <= set(data):
+            raise refuse("history", data, "use {arms, scores, metrics}")
+        last = n_candidates - 1
+        allowed = f"use candidate indices in 0..{last}"
+        arms = _column("history.arms", data["arms"], "i", 0, last, allowed).astype(np.int64)
+        low, high = given or UNIT
+        allowed = f"use one number in [{low:g}, {high:g}] (the score range) per step"
+        scores = _column("history.scores", data["scores"], "if", low, high, allowed)
+        if scores.size != arms.size:
+            raise refuse("history.scores", f"{scores.size} scores", allowed)
         out = cls(n_candidates)
-        out.arms = [int(i) for i in data["arms"]]
-        out.scores = [float(x) for x in data["scores"]]
-        out.metrics = {int(s): dict(m) for s, m in data["metrics"]}
-        arms = np.asarray(out.arms, np.int64)
+        out.arms = arms.tolist()
+        out.scores = scores.astype(float).tolist()
+        out.metrics = _restore_metrics(data["metrics"], arms.size)
         out.pulls = np.bincount(arms, minlength=n_candidates).tolist()
         for c in range(n_candidates):
             steps = np.flatnonzero(arms == c)[-FANTASY_WINDOW:]
-            out.recent[c].extend(scale(out.scores[s]) for s in steps)
+            out.recent[c].extend(rescale(out.scores[s], given) for s in steps)
             if steps.size:
                 out.last[c] = out.scores[steps[-1]]
         return out
+
+
+def _column(
+    field: str, values: Any, kinds: str, low: float, high: float, allowed: str
+) -> np.ndarray:
+    """A checkpoint's list of numbers as an array, refused unless its values are numbers of
+    the dtype ``kinds`` (never bools, strings or nested lists) in [low, high] (NaN is not)."""
+    try:
+        column = np.asarray(values) if isinstance(values, list) else None
+    except ValueError:  # ragged nesting
+        column = None
+    if (
+        column is None
+        or column.ndim != 1
+        or (column.size and column.dtype.kind not in kinds)
+        or not np.all((column >= low) & (column <= high))
+    ):
+        raise refuse(field, values, allowed)
+    return column
+
+
+def _restore_metrics(data: Any, steps: int) -> dict[int, dict[str, Any]]:
+    """A checkpoint's ``history.metrics``: ``[step, {name: value}]`` for steps in 0..steps-1."""
+    out: dict[int, dict[str, Any]] = {}
+    if not isinstance(data, list):
+        raise refuse("history.metrics", data, "use a list of [step, metrics] pairs")
+    for pair in data:
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not integer(pair[0])
+            or not 0 <= pair[0] < steps
+            or pair[0] in out
+            or not isinstance(pair[1], Mapping)
+            or not all(isinstance(k, str) for k in pair[1])
+        ):
+            raise refuse(
+                "history.metrics",
+                pair,
+                f"use [step, {{name: value}}] with a step in 0..{steps - 1}, once each",
+            )
+        out[int(pair[0])] = dict(pair[1])
+    return out

@@ -62,7 +62,7 @@ def checked_metrics(metrics: Any, name: str) -> dict[str, Any]:
         )
     try:
         return dict(json.loads(json.dumps(dict(metrics), allow_nan=False, default=_numpy_value)))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         raise ValueError(
             f"metrics={metrics!r} of {name!r} is not allowed: use JSON values "
             "(finite numbers, strings, lists, mappings)"

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.policies.online import decode_state, encode_state
+from risingbandits.modelselect.candidates import increasing_indices
+from risingbandits.policies.checkpoint import inflate, integer, refuse
+from risingbandits.policies.online import encode_state
 from risingbandits.policies.trace import Trace
 
 
@@ -60,18 +62,31 @@ class SelectionTrace:
         return [[r, c, list(s), encode_state(a), encode_state(b)] for r, c, s, a, b in self.rows]
 
     @classmethod
-    def restore(cls, data: list[Any]) -> SelectionTrace:
-        """Inverse of :meth:`state`."""
+    def restore(cls, data: Any, n_candidates: int, n_terms: int) -> SelectionTrace:
+        """Inverse of :meth:`state`, checked (a checkpoint's ``trace``): rows of a round >= 1,
+        a candidate index, the active candidates (increasing indices) and their scores and
+        ``n_terms`` terms."""
+        if not isinstance(data, list):
+            raise refuse("trace", data, "use null or a list of rows")
         out = cls()
-        for r, c, s, a, b in data:
-            shape_a, shape_b = (len(s),), (len(s), b["shape"][1])
+        last = n_candidates - 1
+        for k, row in enumerate(data):
+            field = f"trace[{k}]"
+            if not isinstance(row, list) or len(row) != 5:
+                raise refuse(field, row, "use [round, candidate, active, scores, terms]")
+            r, c, s, a, b = row
+            if not integer(r) or r < 1 or not integer(c) or not 0 <= c <= last:
+                raise refuse(field, row[:2], f"use a round >= 1 and a candidate in 0..{last}")
+            if not increasing_indices(s, n_candidates):
+                raise refuse(f"{field}.active", s, f"use increasing candidate indices in 0..{last}")
+            size, real = len(s), np.dtype(np.float64)
             out.rows.append(
                 (
                     int(r),
                     int(c),
                     tuple(int(i) for i in s),
-                    decode_state(np.zeros(shape_a), a),
-                    decode_state(np.zeros(shape_b), b),
+                    inflate(f"{field}.scores", a, real, (size,)),
+                    inflate(f"{field}.terms", b, real, (size, n_terms)),
                 )
             )
         return out

@@ -35,9 +35,14 @@ sigma or a ``preset`` is given; ``sigma="auto"`` uses ``noise_proxy`` (default 0
 [0, 1] is 1/2-sub-Gaussian by Hoeffding's lemma, valid whatever its distribution but wide).
 A configured :class:`~risingbandits.policies.base.Policy` is used as given.
 
+Memory follows the work, not the budget: the policy's run state holds the steps reported so far
+and grows by doubling (:mod:`~risingbandits.policies.capacity`), so a budget of 10^11 steps costs
+nothing until it is spent, and a checkpoint is as small as the run.
+
 Checkpoints (:meth:`~ModelSelector.save`, :meth:`~ModelSelector.load`,
 :mod:`~risingbandits.modelselect.checkpoint`) hold everything, pulls in flight included: a
-restored selector continues exactly.
+restored selector continues exactly. A checkpoint is read like any user input: every field is
+checked before anything is built from it, and a mistake is one ``ValueError`` line naming it.
 """
 
 from __future__ import annotations
@@ -53,14 +58,17 @@ from risingbandits.modelselect.candidates import Candidates, candidate_names
 from risingbandits.modelselect.checkpoint import (
     FORMAT,
     check_format,
+    check_selector_fields,
     read_checkpoint,
     write_checkpoint,
 )
 from risingbandits.modelselect.history import ScoreHistory
 from risingbandits.modelselect.pending import PullsInFlight, fantasy_score
-from risingbandits.modelselect.scores import checked_metrics, parse_score_range, rescale, unit_score
+from risingbandits.modelselect.scores import checked_metrics, parse_score_range, unit_score
 from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
+from risingbandits.policies.capacity import MAX_HORIZON
+from risingbandits.policies.checkpoint import check_fields, integer, refuse
 from risingbandits.policies.online import OnlineRun
 from risingbandits.policies.registry import make_policy, policy_class, policy_from_dict
 from risingbandits.policies.trace import Trace
@@ -81,6 +89,16 @@ def _int_at_least(name: str, value: Any, low: int, why: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         raise ValueError(f"{name}={value!r} is not allowed: use an integer >= {low}{why}")
     return int(value)
+
+
+def _budget(value: Any, low: int, why: str) -> int:
+    budget = _int_at_least("budget", value, low, why)
+    if budget > MAX_HORIZON:
+        raise ValueError(
+            f"budget={budget!r} is not allowed: use at most 2**53 = {MAX_HORIZON:,} training "
+            "steps (steps are counted exactly in floating point up to there)"
+        )
+    return budget
 
 
 def _configured(
@@ -131,7 +149,7 @@ class ModelSelector:
         names = candidate_names(candidates)
         k = len(names)
         why = f" (the number of candidates, {k}, so that each is trained at least once)"
-        self._budget = _int_at_least("budget", budget, k, why)
+        self._budget = _budget(budget, k, why)
         self._policy = _configured(policy, preset, params)
         if not (isinstance(noise_proxy, int | float) and 0.0 <= noise_proxy < math.inf):
             raise ValueError(
@@ -258,7 +276,7 @@ class ModelSelector:
         started = self._run.t + len(self._pending.arms)
         self._resize(
             list(range(len(self._candidates.slots))),
-            _int_at_least("budget", budget, max(started, 1), f" (steps started: {started})"),
+            _budget(budget, max(started, 1), f" (steps started: {started})"),
         )
 
     def add_candidate(self, name: str) -> int:
@@ -282,8 +300,7 @@ class ModelSelector:
         self._resize(cands.retire(index), self._budget)
 
     def _resize(self, keep: list[int], budget: int) -> None:
-        fresh = self._policy.init_state(len(keep), budget, self._noise_proxy)
-        self._run.transplant(fresh, keep, budget)
+        self._run.resize(keep, budget)
         self._budget = budget
 
     # -- what it knows -----------------------------------------------------------------------
@@ -333,14 +350,15 @@ class ModelSelector:
         return self._run.t >= self._budget
 
     @property
-    def pulls(self) -> np.ndarray:
-        """Training steps reported for each candidate."""
-        return np.array(self._history.pulls, np.int64)
+    def pulls(self) -> list[int]:
+        """Training steps reported for each candidate (a list, JSON-able as it is)."""
+        return list(self._history.pulls)
 
     @property
-    def last_scores(self) -> np.ndarray:
-        """The last score reported for each candidate (NaN if never trained)."""
-        return np.array(self._history.last)
+    def last_scores(self) -> list[float | None]:
+        """The last score reported for each candidate (None if never trained; as in
+        :meth:`summary`)."""
+        return [None if math.isnan(x) else x for x in self._history.last]
 
     @property
     def history(self) -> list[dict[str, Any]]:
@@ -392,36 +410,77 @@ class ModelSelector:
 
     @classmethod
     def from_state_dict(cls, data: Mapping[str, Any]) -> ModelSelector:
-        """The selector saved by :meth:`state_dict`, ready to continue."""
+        """The selector saved by :meth:`state_dict`, ready to continue; a checkpoint that is
+        not one is refused with one line naming the field
+        (:mod:`~risingbandits.modelselect.checkpoint`)."""
         check_format(data)
+        check_selector_fields(data)
         selector = cls.__new__(cls)
-        try:
-            selector._restore(data)
-        except (KeyError, TypeError, IndexError) as exc:
-            raise ValueError(f"model-selection checkpoint is incomplete: {exc!r}") from None
+        selector._restore(data)
         return selector
 
     def _restore(self, data: Mapping[str, Any]) -> None:
-        trace = data["trace"]
-        self._start(
-            Candidates.restore(data["candidates"]),
-            None if trace is None else SelectionTrace.restore(trace),
-        )
-        self._budget = int(data["budget"])
+        cands = Candidates.restore(data["candidates"])
+        self._budget, self._seed = int(data["budget"]), int(data["seed"])
         self._range = parse_score_range(data["score_range"])
         self._noise_proxy = float(data["noise_proxy"])
-        self._seed = int(data["seed"])
         self._max_pending = data["max_pending"]
         self._policy = policy_from_dict(data["policy"]["policy"])
+        names = cands.names
+        trace = data["trace"]
+        self._start(
+            cands,
+            None
+            if trace is None
+            else SelectionTrace.restore(trace, len(names), len(self._policy.trace_terms)),
+        )
+        self._history = ScoreHistory.restore(data["history"], len(names), self._range)
+        steps = len(self._history.arms)
+        if self._budget < steps:
+            raise refuse("budget", self._budget, f"use at least the {steps} steps reported")
+        self._pending.arms = self._in_flight(data["in_flight"], steps)
+        check_fields(data["policy"])
+        self._check_run(data["policy"])
         self._policy.load_state_dict(data["policy"])
         self._run = self._policy.run
-        self._history = ScoreHistory.restore(
-            data["history"], len(self._candidates.names), lambda x: rescale(x, self._range)
-        )
-        self._pending.arms = [int(i) for i in data["in_flight"]]
+
+    def _in_flight(self, data: Any, steps: int) -> list[int]:
+        """A checkpoint's pulls in flight: active candidates, within the budget left."""
+        cands, left = self._candidates, self._budget - steps
+        if (
+            not isinstance(data, list)
+            or len(data) > left
+            or not all(integer(i) and 0 <= i < len(cands.names) for i in data)
+            or any(cands.slot_of[i] < 0 for i in data)
+        ):
+            raise refuse(
+                "in_flight",
+                data,
+                f"use active candidates' indices, at most {left} (the budget of {self._budget} "
+                f"less the {steps} steps reported)",
+            )
+        return list(data)
+
+    def _check_run(self, saved: Mapping[str, Any]) -> None:
+        """The saved policy run is the one the selector's fields describe: one arm per active
+        candidate, the budget as horizon, the noise proxy, one round per score reported and
+        each arm's pulls those of its candidate."""
+        cands, history = self._candidates, self._history
+        expected = {
+            "n_arms": len(cands.slots),
+            "horizon": self._budget,
+            "noise_proxy": self._noise_proxy,
+            "t": len(history.arms),
+            "pulls": [history.pulls[c] for c in cands.slots],
+        }
+        for name, value in expected.items():
+            if saved.get(name) != value:
+                raise refuse(f"policy.{name}", saved.get(name), f"this selector's is {value!r}")
 
     def save(self, path: str | Path) -> None:
-        """Write the checkpoint to ``path`` (JSON, written beside and renamed into place)."""
+        """Write the checkpoint to ``path`` (JSON, written to a part file of its own beside it
+        and renamed into place): saves from several threads at once each write a whole file
+        (the last rename wins); a save must not run during a ``select`` or ``update``."""
         write_checkpoint(path, self.state_dict())
 
     @classmethod

@@ -42,6 +42,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, round_robin, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
@@ -305,11 +306,17 @@ class AceUCB(Policy):
         the mean of the remaining pulls on the capped forecast."""
         return finite_point(pulls + (horizon - t + 1) / 2, terms[0] + terms[1])
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         p = self._params
         noise = self._noise_level(noise_proxy)
         return AceState(
-            new_history(n_arms, horizon),
+            new_history(n_arms, held(horizon, capacity)),
             np.zeros(n_arms),
             np.zeros((n_arms, 3)),
             fresh_arm_stats(n_arms),

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from risingbandits.policies.capacity import MAX_HORIZON
 from risingbandits.policies.checkpoint import check_checkpoint
 from risingbandits.policies.noise_level import NoiseLevel, new_noise_level
 from risingbandits.policies.online import OnlineRun
@@ -226,10 +227,20 @@ class Policy:
 
     # -- the algorithm -----------------------------------------------------------------------
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         """Fresh run state (a NamedTuple registered with a kernel) for K arms and horizon T.
 
         ``noise_proxy`` is the instance's sub-Gaussian proxy, used by ``sigma="auto"``.
+        ``capacity``: the pulls per arm (and rounds of a round window) the state holds, at most
+        T (None: T, the simulator's whole run; an online run grows it,
+        :mod:`~risingbandits.policies.capacity`). Only arrays whose size would follow T may
+        follow the capacity; parameters derived from T (a window tau, a schedule) do not.
         """
         raise NotImplementedError
 
@@ -274,9 +285,12 @@ class Policy:
         each ``select`` ranked the arms by (:meth:`trace`).
         """
         check_run_size(n_arms, horizon)
-        state = self.init_state(n_arms, horizon, noise_proxy)
+
+        def build(k: int, t: int, capacity: int | None) -> Any:
+            return self.init_state(k, t, noise_proxy, capacity)
+
         self._run = OnlineRun(
-            self.name, state, policy_rng(seed), int(n_arms), int(horizon), noise_proxy, trace
+            self.name, build, policy_rng(seed), int(n_arms), int(horizon), noise_proxy, trace
         )
         return self
 
@@ -295,7 +309,9 @@ class Policy:
         return self._online().select()
 
     def update(self, arm: int, reward: float) -> None:
-        """Record the reward of the arm returned by the last :meth:`select`."""
+        """Record the reward of the arm returned by the last :meth:`select`: a score in [0, 1]
+        plus noise, so a number in [-1, 2] (anything else is refused: for scores on another
+        scale, :class:`~risingbandits.modelselect.ModelSelector` takes a ``score_range``)."""
         self._online().update(arm, reward)
 
     def recommend(self) -> int:
@@ -317,13 +333,16 @@ class Policy:
         return {"policy": self.to_dict(), **self._online().state_dict()}
 
     def load_state_dict(self, data: Mapping[str, Any]) -> Policy:
-        """Restore an online run saved by :meth:`state_dict` (same policy and parameters)."""
-        saved = data["policy"]
+        """Restore an online run saved by :meth:`state_dict` (same policy and parameters); a
+        checkpoint that does not fit is refused with one line
+        (:func:`~risingbandits.policies.checkpoint.check_checkpoint`)."""
+        saved = data.get("policy") if isinstance(data, Mapping) else None
         if saved != json.loads(json.dumps(self.to_dict())):
-            raise ValueError(f"{self.name}: the saved run is of another policy: {saved}")
-        check_checkpoint(self, data)
+            shown = repr(saved) if len(repr(saved)) <= 80 else repr(saved)[:77] + "..."
+            raise ValueError(f"{self.name}: the saved run is of another policy: {shown}")
+        state = check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
-        self._online().load(data)
+        self._online().load(data, state)
         return self
 
     @property
@@ -338,8 +357,16 @@ class Policy:
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:
-    """K >= 2 arms and a horizon T >= 1 (one clear line otherwise)."""
+    """K >= 2 arms and a horizon T in 1..:data:`~risingbandits.policies.capacity.MAX_HORIZON`
+    (one clear line otherwise)."""
     if isinstance(n_arms, bool) or not isinstance(n_arms, int | np.integer) or n_arms < 2:
         raise ValueError(f"n_arms={n_arms!r} is not allowed: use an integer >= 2")
-    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
-        raise ValueError(f"horizon={horizon!r} is not allowed: use an integer >= 1")
+    if (
+        isinstance(horizon, bool)
+        or not isinstance(horizon, int | np.integer)
+        or not 1 <= horizon <= MAX_HORIZON
+    ):
+        raise ValueError(
+            f"horizon={horizon!r} is not allowed: use an integer in 1..2**53 (rounds are "
+            "counted exactly in floating point up to there)"
+        )

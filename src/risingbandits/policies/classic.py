@@ -65,7 +65,13 @@ class UCB1(Policy):
         TIE_BREAK,
     )
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         return Ucb1State(
             np.zeros(n_arms, np.int64),
             np.zeros(n_arms),

@@ -12,6 +12,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, round_robin, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import (
@@ -148,9 +149,15 @@ class CureUCB(Policy):
         the remaining T - t pulls on the arm's projected line (paper Figure 3, Eq. (index))."""
         return finite_point(pulls + (horizon - t) / 2, terms[0] + terms[1])
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         return CureState(
-            new_history(n_arms, horizon),
+            new_history(n_arms, held(horizon, capacity)),
             np.zeros(n_arms),
             np.zeros((n_arms, 3)),
             int(horizon),
@@ -180,9 +187,15 @@ class CureUCBDet(Policy):
     def uses_horizon(self) -> bool:
         return True
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         return CureState(
-            new_history(n_arms, horizon),
+            new_history(n_arms, held(horizon, capacity)),
             np.zeros(n_arms),
             np.zeros((n_arms, 3)),
             int(horizon),

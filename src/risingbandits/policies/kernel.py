@@ -45,7 +45,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from risingbandits._jit import called_helper, helper, jit
+from risingbandits._jit import COMPILING, called_helper, helper, jit, will_compile
+from risingbandits.user_cache import notice_once
 
 SelectFn = Callable[[Any, int, np.ndarray], int]
 UpdateFn = Callable[[Any, int, float, int, np.ndarray], None]
@@ -195,7 +196,11 @@ class EntryPoints:
 
 
 def _entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+    """The compiled entry point for ``args``; a real compilation (not a load from the disk
+    cache) is announced once per process on standard error (a selector's first run pauses)."""
     sig = tuple(numba.typeof(a) for a in args)
     if sig not in dispatcher.overloads:
+        if will_compile(dispatcher, sig):
+            notice_once("compiling", COMPILING)
         dispatcher.compile(sig)
     return dispatcher.overloads[sig].entry_point

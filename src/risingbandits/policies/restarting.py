@@ -14,6 +14,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import Param, Policy
+from risingbandits.policies.checkpoint import RunFacts, check_within, register_state_check
 from risingbandits.policies.common import best_active, clip_unit, show_active
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.restarts import (
@@ -147,7 +148,13 @@ class Rexp3(Policy):
             gamma = rexp3_gamma(n_arms, batch)
         return int(batch), float(gamma)
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         batch, gamma = self.resolved(n_arms, horizon)
         return Rexp3State(
             np.zeros(n_arms),
@@ -254,6 +261,16 @@ def _carry_ser4(fresh: Ser4State, old: Ser4State, plan: ArmPlan) -> Ser4State:
 register_transplant(Ser4State, _carry_ser4)
 
 
+def _check_ser4(field: str, state: Ser4State, facts: RunFacts) -> None:
+    """A saved round: arm indices in ``order``, the cursor within the round's arms."""
+    check_within(f"{field}.order", state.order, 0, facts.n_arms - 1)
+    check_within(f"{field}.cursor", state.cursor[1:], 0, facts.n_arms)
+    check_within(f"{field}.cursor", state.cursor[:1], 0, int(state.cursor[1]))
+
+
+register_state_check(Ser4State, _check_ser4)
+
+
 class Ser4(Policy):
     """Ser4: successive elimination with randomised round robin (SER3) and random resets.
 
@@ -339,7 +356,13 @@ class Ser4(Policy):
             phi = min(1.0, math.sqrt(self._params["n_changes"] / (t * k * math.log(k * t))))
         return float(delta), float(eps), float(phi)
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         delta, eps, phi = self.resolved(n_arms, horizon)
         return Ser4State(
             np.ones(n_arms, np.bool_),

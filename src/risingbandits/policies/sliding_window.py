@@ -15,6 +15,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, clip_unit, set_terms
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.kl_index import kl_ucb_bernoulli
@@ -33,9 +34,10 @@ def _tau_param(doc: str) -> Param:
     return Param("tau", "auto", doc, kind=int, low=1, special=("auto",))
 
 
-def _window(n_arms: int, tau: int, horizon: int) -> RoundWindow:
-    # A window at least as long as the run never evicts: T slots are enough.
-    return new_round_window(n_arms, min(tau, int(horizon)))
+def _window(n_arms: int, tau: int, horizon: int, capacity: int | None) -> RoundWindow:
+    # A window at least as long as the run never evicts: T slots are enough, and an online run
+    # that has made at most C rounds needs C (risingbandits.policies.capacity).
+    return new_round_window(n_arms, min(tau, held(horizon, capacity)))
 
 
 # -- SW-UCB ------------------------------------------------------------------------------------
@@ -112,10 +114,16 @@ class SlidingWindowUCB(Policy):
     def uses_horizon(self) -> bool:
         return bool(self._params["tau"] == "auto")
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         tau = self._params["tau"]
         return SwUcbState(
-            _window(n_arms, sw_ucb_tau(horizon) if tau == "auto" else tau, horizon),
+            _window(n_arms, sw_ucb_tau(horizon) if tau == "auto" else tau, horizon, capacity),
             np.zeros(n_arms),
             np.zeros((n_arms, 2)),
             float(self._params["xi"]),
@@ -250,12 +258,18 @@ class SlidingWindowKLUCB(Policy):
     )
     presets = {s: {"drift": 1e-3, "tau": "auto", "c": 3.0} for s in SETTINGS}
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         tau = self._params["tau"]
         if tau == "auto":
             tau = sw_kl_ucb_tau(self._params["drift"])
         return SwKlUcbState(
-            _window(n_arms, tau, horizon),
+            _window(n_arms, tau, horizon, capacity),
             np.zeros(n_arms),
             np.zeros((n_arms, 2)),
             np.ones(n_arms, np.bool_),
@@ -349,11 +363,19 @@ class SlidingWindowTS(Policy):
     def uses_horizon(self) -> bool:
         return bool(self._params["tau"] == "auto")
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         tau = self._params["tau"]
         if tau == "auto":
             tau = sw_ts_tau(horizon, self._params["beta"])
-        return SwTsState(_window(n_arms, tau, horizon), np.zeros(n_arms), np.zeros((n_arms, 2)))
+        return SwTsState(
+            _window(n_arms, tau, horizon, capacity), np.zeros(n_arms), np.zeros((n_arms, 2))
+        )
 
 
 POLICY_CLASSES: tuple[type[Policy], ...] = (

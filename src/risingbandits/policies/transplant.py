@@ -1,8 +1,10 @@
 """Carry a run state over to a new number of arms or a new horizon (a changing budget, an arm
-added or retired), generically for every policy.
+added or retired) or a larger capacity (:mod:`~risingbandits.policies.capacity`), generically
+for every policy.
 
-A run state is sized by K and T, and some of its parameters derive from them (CURE-UCB's
-horizon, SW-UCB's window, Rexp3's restart period, Ser4's confidence). :func:`transplant` takes a
+A run state is sized by K and T (or an online run's capacity), and some of its parameters
+derive from K and T (CURE-UCB's horizon, SW-UCB's window, Rexp3's restart period, Ser4's
+confidence). :func:`transplant` takes a
 fresh state built by the policy's ``init_state`` for the new (K, T) and fills it, field by field,
 from the old one:
 
@@ -11,12 +13,14 @@ from the old one:
 * arrays are copied from the old state: on an *arm axis* (an axis of length K before and K'
   after, when K changes) row j of the new array is row ``keep[j]`` of the old one (a new arm
   keeps the fresh value); on any other axis of a different length, the overlap is copied (a
-  prefix-sum table grown for a longer budget, or cut for a shorter one);
+  prefix-sum table grown for a longer budget or a larger capacity, or cut for a shorter one);
 * a piece whose arrays mean more than their shape says (arm indices as values, a ring buffer
   in time order) registers its own rule with :func:`register_transplant`, next to its
   definition: the round window (:mod:`~risingbandits.policies.round_window`) and Ser4's round
   order (:mod:`~risingbandits.policies.restarting`) do. A state array that stores arm indices
-  needs such a rule (retiring an arm renumbers the others).
+  needs such a rule (retiring an arm renumbers the others), and a checkpoint check
+  (:func:`~risingbandits.policies.checkpoint.register_state_check`: kernels do not check
+  bounds).
 
 Arms are only ever appended (``keep[j] = -1`` at the end) or removed, never reordered, and K and
 T do not change in the same call.

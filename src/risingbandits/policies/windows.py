@@ -28,13 +28,14 @@ class ArmHistory(NamedTuple):
     wprefix: np.ndarray
 
 
-def new_history(n_arms: int, horizon: int, weighted: bool = False) -> ArmHistory:
-    """Empty history for ``n_arms`` arms and at most ``horizon`` pulls (``weighted``: also
-    keep the prefix sums of l X(l))."""
+def new_history(n_arms: int, pulls: int, weighted: bool = False) -> ArmHistory:
+    """Empty history for ``n_arms`` arms and at most ``pulls`` pulls of each (the horizon, or
+    an online run's capacity: :mod:`~risingbandits.policies.capacity`; ``weighted``: also keep
+    the prefix sums of l X(l))."""
     return ArmHistory(
         np.zeros(n_arms, np.int64),
-        np.zeros((n_arms, horizon + 1)),
-        np.zeros((n_arms, horizon + 1 if weighted else 1)),
+        np.zeros((n_arms, pulls + 1)),
+        np.zeros((n_arms, pulls + 1 if weighted else 1)),
     )
 
 

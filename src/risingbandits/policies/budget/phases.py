@@ -31,6 +31,8 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import Policy
+from risingbandits.policies.capacity import held
+from risingbandits.policies.checkpoint import RunFacts, check_within, register_state_check
 from risingbandits.policies.common import (
     best_active,
     lowest_active,
@@ -61,16 +63,17 @@ class PhaseState(NamedTuple):
 
 def new_phase_state(
     n_arms: int,
-    horizon: int,
+    pulls: int,
     targets: list[int],
     keep: list[int],
     eps: float,
     min_window: int,
     tie_first: bool,
 ) -> PhaseState:
-    """A fresh run over ``n_arms`` arms with the schedule (``targets``, ``keep``)."""
+    """A fresh run over ``n_arms`` arms with the schedule (``targets``, ``keep``), holding
+    ``pulls`` pulls of each arm."""
     return PhaseState(
-        new_history(n_arms, horizon),
+        new_history(n_arms, pulls),
         np.ones(n_arms, np.bool_),
         np.zeros(n_arms),
         np.asarray(targets, np.int64),
@@ -149,6 +152,14 @@ def _carry_phases(fresh: PhaseState, old: PhaseState, plan: ArmPlan) -> PhaseSta
 register_transplant(PhaseState, _carry_phases)
 
 
+def _check_phases(field: str, state: PhaseState, facts: RunFacts) -> None:
+    """A saved phase indexes the schedule (P: the schedule is done)."""
+    check_within(f"{field}.phase", state.phase, 0, state.targets.shape[0])
+
+
+register_state_check(PhaseState, _check_phases)
+
+
 Schedule = tuple[list[int], list[int]]
 """(targets, keep): cumulative pulls per survivor and survivors after each phase."""
 
@@ -174,9 +185,15 @@ class PhasePolicy(Policy):
         """(eps, min_window) of the statistic (:func:`recent_mean`)."""
         raise NotImplementedError
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         targets, keep = self.schedule(n_arms, horizon)
         eps, min_window = self.window()
         return new_phase_state(
-            n_arms, horizon, targets, keep, eps, min_window, not self.random_order
+            n_arms, held(horizon, capacity), targets, keep, eps, min_window, not self.random_order
         )

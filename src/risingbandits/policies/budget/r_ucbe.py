@@ -11,6 +11,7 @@ import numpy as np
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
 from risingbandits.policies.budget.mussi import AUTHORS_EPS, PAPER, authors_presets
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
@@ -208,13 +209,19 @@ class RisingUCBE(Policy):
     def uses_horizon(self) -> bool:
         return True
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         a = self._params["a"]
         if a == "auto":
             a = auto_exploration(n_arms, horizon, self._params["delta"])
         eps = float(self._params["eps"])
         return UcbeState(
-            new_history(n_arms, horizon, weighted=True),
+            new_history(n_arms, held(horizon, capacity), weighted=True),
             np.zeros(n_arms),
             np.zeros(n_arms),
             np.zeros(n_arms),

@@ -12,6 +12,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.rng import rng_normal
@@ -129,12 +130,18 @@ class EtSwgts(Policy):
         "imdb": {"gamma": 1.0, "tau": 200, "Gamma": 1000},
     }
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         tau = int(self._params["tau"])
         by_rounds = self._params["window"] == "rounds"
         return SwgtsState(
-            new_history(n_arms, 0 if by_rounds else horizon),
-            new_round_window(n_arms, min(tau, horizon) if by_rounds else 1),
+            new_history(n_arms, 0 if by_rounds else held(horizon, capacity)),
+            new_round_window(n_arms, min(tau, held(horizon, capacity)) if by_rounds else 1),
             np.zeros(n_arms),
             np.zeros((n_arms, 2)),
             tau,

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import Param, Policy, sigma_param
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import best_active, lowest_active, show_active
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
@@ -105,10 +106,16 @@ class RedAE(Policy):
     def uses_horizon(self) -> bool:
         return True
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         log_term = math.log(2.0 * n_arms * horizon / self._params["delta"])
         return AeState(
-            new_history(n_arms, horizon, weighted=True),
+            new_history(n_arms, held(horizon, capacity), weighted=True),
             np.ones(n_arms, np.bool_),
             np.zeros(n_arms),
             np.zeros(n_arms),

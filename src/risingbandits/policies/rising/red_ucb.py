@@ -12,6 +12,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import (
     argmax_ties,
     round_robin,
@@ -160,10 +161,16 @@ class RedUCB(Policy):
         projects the arm's line to the current round whatever T is (CURE-UCB paper, Figure 3)."""
         return finite_point(t, terms[0])
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         constant = self._params["delta_schedule"] == "constant"
         return RedState(
-            new_history(n_arms, horizon, weighted=True),
+            new_history(n_arms, held(horizon, capacity), weighted=True),
             np.zeros(n_arms),
             np.zeros((n_arms, 2)),
             float(self._params["eps"]),
@@ -192,9 +199,15 @@ class RedUCBDet(Policy):
     paper = "Song et al. 2026, Appendix B, Algorithm R-ed-UCB (Deterministic Version), Eq. det_red"
     target_point = RedUCB.target_point
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         return RedState(
-            new_history(n_arms, horizon, weighted=True),
+            new_history(n_arms, held(horizon, capacity), weighted=True),
             np.zeros(n_arms),
             np.zeros((n_arms, 2)),
             0.25,

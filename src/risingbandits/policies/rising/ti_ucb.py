@@ -13,6 +13,7 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
+from risingbandits.policies.capacity import held
 from risingbandits.policies.common import argmax_ties, set_terms
 from risingbandits.policies.kernel import register_kernel
 from risingbandits.policies.rising.linefit import line_fit, line_predict
@@ -183,10 +184,16 @@ class TiUCB(Policy):
         ``predict_at="round"``) with the prediction there (a converged arm's segment mean)."""
         return finite_point(t if self._params["predict_at"] == "round" else pulls + 1, terms[0])
 
-    def init_state(self, n_arms: int, horizon: int, noise_proxy: float | None = None) -> Any:
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
         constant = self._params["delta_schedule"] == "constant"
         return TiState(
-            new_history(n_arms, horizon, weighted=True),
+            new_history(n_arms, held(horizon, capacity), weighted=True),
             np.ones(n_arms, np.int64),
             np.zeros(n_arms, np.bool_),
             np.zeros(n_arms),
