@@ -1,5 +1,6 @@
-"""Sweeps whose horizons are percents of each instance's full horizon (``horizon_percents``):
-per-instance horizons in the plan and the rows, the summary grouped by percent, refusals."""
+"""Sweeps whose horizons are percents of each instance's full horizon (``horizon_percents``)
+or budgets per arm (``pulls_per_arm``): per-instance horizons in the plan and the rows, the
+summary grouped by percent or pulls per arm, refusals."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def test_rows_hold_the_real_horizon_and_the_summary_groups_by_percent(
     }
     assert all(sum(r["pulls"]) == r["horizon"] for r in rows)
     s = summarize(tmp_path / "out")
-    assert s.horizons == (5, 40, 100) and s.relative
+    assert s.horizons == (5, 40, 100) and s.grid == "horizon_percents"
     for k, percent in enumerate((5, 40, 100)):
         for label in ("ucb1", "successive-rejects"):
             values = [
@@ -90,9 +91,18 @@ def test_rows_hold_the_real_horizon_and_the_summary_groups_by_percent(
     [
         (
             ("horizon_percents = [100, 5, 40]", "horizon_percents = [5]\nhorizons = [100]"),
-            "spec: give exactly one of horizons, horizon_percents (got horizons, horizon_percents)",
+            "spec: give exactly one of horizons, horizon_percents, pulls_per_arm (got horizons, "
+            "horizon_percents)",
         ),
-        (("horizon_percents = [100, 5, 40]", ""), "give exactly one of horizons, horizon_percents"),
+        (
+            ("horizon_percents = [100, 5, 40]", ""),
+            "give exactly one of horizons, horizon_percents, pulls_per_arm (got none)",
+        ),
+        (
+            ("horizon_percents = [100, 5, 40]", "pulls_per_arm = [4, 10000]"),
+            "instances[0].family: pulls_per_arm = 10000 gives lcdb-v1/0/",
+        ),
+        (("horizon_percents = [100, 5, 40]", "pulls_per_arm = [0]"), "pulls_per_arm[0]: Input"),
         (("[100, 5, 40]", "[101]"), "horizon_percents[0]: Input should be less than or equal to"),
         (("[100, 5, 40]", "[0]"), "horizon_percents[0]: Input should be greater than or equal to"),
         (
@@ -124,3 +134,58 @@ def test_absolute_specs_keep_the_hash_they_had_before_percents() -> None:
     assert (
         parse_spec(TINY).hash == "078d9079b23b0134f831e03a44a4020296e95698424b703943c6234baff24e16"
     )
+
+
+PER_ARM = """
+sweep_seed = 0
+seeds = 2
+pulls_per_arm = [8, 4]
+
+[[instances]]
+family = "ltf-v1"
+count = 6
+generator_seed = 0
+
+[[instances]]
+family = "lcdb-v1"
+count = 2
+generator_seed = 0
+params = { split = "dev" }
+
+[[policies]]
+name = "ucb1"
+
+[[policies]]
+name = "successive-halving"
+"""
+
+
+def test_budgets_per_arm_give_each_instance_k_times_m(lcdb_dir: Path, tmp_path: Path) -> None:
+    """Budgets as practitioners count them: m steps for each of the K candidates."""
+    spec = parse_spec(PER_ARM)
+    assert spec.relative and spec.grid_key == "pulls_per_arm" and spec.horizons == (4, 8)
+    arms = {ref.id: ref.build(1).n_arms for ref in spec.instances}
+    assert len(set(arms.values())) > 1  # ltf-v1 draws K in 2..5: the budgets differ
+    for ref in spec.instances:
+        assert spec.horizons_of(ref) == (4 * arms[ref.id], 8 * arms[ref.id])
+    run_sweep(spec, tmp_path / "out", executor="serial")
+    rows = pq.read_table(tmp_path / "out" / "parts").to_pylist()
+    assert {(r["instance"], r["horizon"]) for r in rows} == {
+        (i, m * k) for i, k in arms.items() for m in (4, 8)
+    }
+    s = summarize(tmp_path / "out", metric="final_gap")
+    assert s.horizons == (4, 8) and s.grid == "pulls_per_arm"
+    for m in (4, 8):
+        values = [
+            r["final_gap"]
+            for r in rows
+            if r["policy"] == "ucb1" and r["horizon"] == m * arms[r["instance"]]
+        ]
+        row = next(g for g in s.final_gap if (g.policy, g.horizon) == ("ucb1", m))
+        assert row.ci.n == 16 and row.ci.mean == pytest.approx(np.mean(values), rel=1e-12)
+    assert {r["horizon"] for r in csv.DictReader(io.StringIO(s.to_csv()))} == {"4/arm", "8/arm"}
+    assert json.loads(json.dumps(s.to_dict()))["grid"] == "pulls_per_arm"
+    shown = CliRunner().invoke(app, ["sweep", "summary", str(tmp_path / "out")])
+    assert shown.exit_code == 0 and "8 pulls per arm" in shown.output
+    wrong = CliRunner().invoke(app, ["sweep", "summary", str(tmp_path / "out"), "--horizon", "5"])
+    assert wrong.exit_code == 2 and "(pulls per arm)" in wrong.stderr

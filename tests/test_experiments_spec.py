@@ -95,7 +95,7 @@ def test_mistakes_name_the_key_and_what_is_allowed(edit: tuple[str, str], expect
 
 def test_unknown_family_lists_the_families() -> None:
     with pytest.raises(
-        SpecError, match=r"use one of ltf-v1, concave-v1, concave-v2, imdb-v1, lcdb-v1$"
+        SpecError, match=r"use one of ltf-v1, concave-v1, concave-v2, imdb-v1, lcdb-v1, live-v1$"
     ):
         parse_spec(TINY.replace('"ltf-v1"', '"ltf-v9"'))
 

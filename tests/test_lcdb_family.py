@@ -58,6 +58,12 @@ def test_family_instance_is_the_members_curves(lcdb_dir: Path) -> None:
     direct = from_lcdb(member["openml_id"], member["learners"], pull_size=1, horizon=300)
     np.testing.assert_array_equal(inst.means, direct.means)
     np.testing.assert_array_equal(inst.noise_std, direct.noise_std)  # type: ignore[arg-type]
+    # the gap is judged on LCDB's test accuracy, which no policy observes
+    test = from_lcdb(member["openml_id"], member["learners"], 1, "test-accuracy", 300).means
+    np.testing.assert_array_equal(inst.test_means, test)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(direct.test_means, test)  # type: ignore[arg-type]
+    assert not np.array_equal(inst.means, test)
+    assert inst.oracle.judged is inst.test_means
 
 
 @pytest.mark.parametrize(
@@ -153,6 +159,9 @@ def test_cli_run_on_a_family_instance(lcdb_dir: Path) -> None:
     data = json.loads(res.output)
     assert data["instance"] == "lcdb-v1/0/2" and data["noise"] == "curve-std"
     assert len(data["arm_names"]) == 5 and data["horizon"] == 500
+    assert data["final_gap_on"] == "test"
+    human = CliRunner().invoke(app, [*args, "--seeds", "2"])
+    assert "max_i test_i(T) - test_rec(N_rec), on the test curves" in human.output
 
 
 def _lcdb_installed() -> bool:

@@ -44,6 +44,22 @@ def test_final_gap_by_hand() -> None:
     )
 
 
+def test_the_gap_is_judged_on_the_test_curves_when_the_instance_has_them() -> None:
+    """Rewards and regret follow the validation curve the policy observes; the deployed model
+    is judged on data it never saw (issue 20): max_i test_i(T) - test_rec(N_rec)."""
+    test = np.array([[0.0, 0.1, 0.3, 0.4], [0.7, 0.7, 0.7, 0.8]])
+    inst = rb.RisingInstance(TINY, rb.Noise("none"), test_means=test)
+    res = rb.simulate(inst, make_policy("successive-rejects"), 4, 1)
+    assert res.pulls.tolist() == [[1, 3]] and res.recommended.tolist() == [1]
+    assert res.final_gap == pytest.approx([0.8 - 0.7])  # test: arm 1 best at T = 4
+    assert res.regret == pytest.approx([0.4])  # from the validation table, as before
+    assert np.array_equal(inst.with_noise(rb.Noise("gaussian", 0.1)).test_means, test)
+    with pytest.raises(ValueError, match=r"test_means has shape \(2, 3\): use the shape"):
+        rb.RisingInstance(TINY, test_means=test[:, :3])
+    with pytest.raises(ValueError, match=r"test_means\[arm 1 \(arm1\), pull 2\] = 1.5 is outside"):
+        rb.RisingInstance(TINY, test_means=np.array([[0.1] * 4, [0.5, 1.5, 0.5, 0.5]]))
+
+
 def test_default_rule_most_pulled_then_higher_last_reward_then_lowest_index() -> None:
     assert _KERNELS[type(make_policy("ucb1").init_state(2, 3))][2].py_func is _default_recommend
     # UCB1 plays every arm once: a tie in pulls goes to the higher last reward ...

@@ -4,6 +4,7 @@ instances only), and the report's recommendation and verdicts checked against th
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -29,6 +30,7 @@ from risingbandits.reproduce.settings import (
     HELDOUT_SWEEPS,
     HELDOUT_SYNTHETIC,
     PAPER_POLICIES,
+    PER_ARM_BUDGETS,
     QUICK,
     SELECT_SWEEPS,
     TARGETS,
@@ -41,6 +43,8 @@ PRESETS = {
     "select-imdb": "imdb",
     "select-imdb29": "imdb",
     "select-lcdb": "concave",
+    "select-imdb-arm": "imdb",
+    "select-lcdb-arm": "concave",
     "heldout-ltf": "ltf",
     "heldout-concave": "concave",
     "heldout-concave-v2": "concave",
@@ -66,10 +70,15 @@ def test_sweeps_run_every_policy_on_held_out_instances(size: Size, imdb_curves_d
             assert ids == {f"{family}/1/{j}" for j in range(size.instances)}  # generator seed 1
             assert spec.horizons == (10_000, 30_000, 50_000) and spec.seeds == 1
             assert spec.instances[0].build(10).noise == Noise("gaussian", 0.1)
-        elif name == "select-lcdb":
+        elif name.startswith("select-lcdb"):
             assert 'split = "test"' in text and "dev" not in text
             assert ids <= test_ids and not ids & dev_ids and spec.relative
-            assert spec.horizons == BUDGET_PERCENTS and spec.seeds == size.lcdb_seeds
+            assert spec.seeds == size.lcdb_seeds
+            assert spec.horizons == (PER_ARM_BUDGETS if name.endswith("arm") else BUDGET_PERCENTS)
+        elif name == "select-imdb-arm":
+            assert spec.grid_key == "pulls_per_arm" and spec.horizons == PER_ARM_BUDGETS
+            assert spec.horizons_of(spec.instances[0]) == tuple(7 * m for m in PER_ARM_BUDGETS)
+            assert spec.seeds == size.imdb_runs
         else:
             assert spec.horizons == tuple(p * 500 for p in BUDGET_PERCENTS)
             assert spec.seeds == size.imdb_runs
@@ -82,7 +91,10 @@ def test_sweeps_run_every_policy_on_held_out_instances(size: Size, imdb_curves_d
 
 def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
     assert TARGETS["modelselection"] == SELECT_SWEEPS
-    assert set(TARGETS["heldout"]) == {*HELDOUT_SYNTHETIC, "select-imdb", "select-lcdb"}
+    assert set(TARGETS["heldout"]) == {
+        *HELDOUT_SYNTHETIC,
+        *(f"select-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
+    }
     added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC)
     assert set(TARGETS["all"][-added:]) == set(SELECT_SWEEPS) | set(HELDOUT_SYNTHETIC)
 
@@ -130,6 +142,11 @@ def section(out: Path, heading: str) -> str:
     return (out / "report.md").read_text().split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
 
 
+def made(out: Path, names: tuple[str, ...]) -> list[str]:
+    """The sweeps of ``names`` the quick reproduction ran (live-v1's only where it is built)."""
+    return [n for n in names if (out / f"{n}-quick").is_dir()]
+
+
 def test_the_report_names_every_policy_in_every_table(reproduction_quick: Path) -> None:
     for heading in (
         "Online model selection: which policy for which budget",
@@ -138,18 +155,19 @@ def test_the_report_names_every_policy_in_every_table(reproduction_quick: Path) 
         text = section(reproduction_quick, heading)
         for label in EVERY:
             rows = re.findall(rf"^\| {re.escape(label)}\*? \|", text, re.MULTILINE)
-            tables = 9 if heading.startswith("Online") else 10  # 3 per setting, 2 per setting
-            assert len(rows) == tables, (heading, label, len(rows))
+            # 3 tables per model-selection setting, 2 per held-out one
+            per, names = (3, SELECT_SWEEPS) if heading.startswith("Online") else (2, HELDOUT_SWEEPS)
+            assert len(rows) == per * len(made(reproduction_quick, names)), (heading, label)
 
 
 def test_leads_are_the_lowest_means_with_paired_intervals(
     reproduction_quick: Path, report: dict[str, Any]
 ) -> None:
     leads = report["modelselection"]["leads"]
-    assert len(leads) == 2 * len(SELECT_SWEEPS) * len(BUDGET_PERCENTS)
+    assert len(leads) == 2 * len(made(reproduction_quick, SELECT_SWEEPS)) * len(BUDGET_PERCENTS)
     for x in leads:
         values = store_values(reproduction_quick, x["setting"])
-        budget = x["budget_percent"] if x["setting"] == "select-lcdb" else x["horizon"]
+        budget = budget_of(x)
         means = {p: column(values, p, budget, x["metric"]).mean() for p in EVERY}
         order = sorted(EVERY, key=lambda p: means[p])  # spec order breaks ties, as the report
         assert [x["best"], x["runner_up"]] == order[:2]
@@ -164,7 +182,7 @@ def test_recommendation_text_matches_the_leaders_table(
 ) -> None:
     text = section(reproduction_quick, "Online model selection: which policy for which budget")
     gap_leads = [x for x in report["modelselection"]["leads"] if x["metric"] == "final_gap"]
-    table = [line for line in text.splitlines() if re.match(r"\| (IMDB|LCDB)", line)]
+    table = [line for line in text.splitlines() if re.match(r"\| (IMDB|LCDB|live)", line)]
     assert len(table) == len(gap_leads)
     for line, x in zip(table, gap_leads, strict=True):
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -190,10 +208,20 @@ def test_recommendation_text_matches_the_leaders_table(
         assert k == 0 or mine[k - 1]["best"] != rng["policy"]
         assert k + n == len(mine) or mine[k + n]["best"] != rng["policy"]
     for group in report["modelselection"]["overall"]:
-        for pct, count in zip(group["budget_percents"], group["leads_in"], strict=True):
-            here = [x for x in gap_leads if x["budget_percent"] == pct]
+        key = "budget_percents" if "budget_percents" in group else "pulls_per_candidate"
+        field = "budget_percent" if key == "budget_percents" else "pulls_per_candidate"
+        for budget, count in zip(group[key], group["leads_in"], strict=True):
+            here = [x for x in gap_leads if x.get(field) == budget]
             best = [x["best"] for x in here]
             assert count == best.count(group["policy"]) == max(best.count(p) for p in best)
+
+
+def budget_of(x: dict[str, Any]) -> int:
+    """A lead's or a cell's budget as the store keys it: a percent or pulls per candidate in a
+    store of per-instance budgets, else the horizon."""
+    if x["setting"].startswith(("select-lcdb", "select-live")) or x["setting"].endswith("-arm"):
+        return int(x.get("budget_percent", x.get("pulls_per_candidate")))
+    return int(x["horizon"])
 
 
 def ci_of(d: dict[str, Any]) -> MeanCI:
@@ -204,10 +232,12 @@ def test_heldout_verdicts_agree_with_the_means(
     reproduction_quick: Path, report: dict[str, Any]
 ) -> None:
     cells = report["heldout"]["cells"]
-    assert len(cells) == 3 * len(HELDOUT_SWEEPS)
+    ran = made(reproduction_quick, HELDOUT_SWEEPS)
+    per_arm = [n for n in ran if n.endswith("-arm")]
+    assert len(cells) == 3 * (len(ran) - len(per_arm)) + 6 * len(per_arm)
     for c in cells:
         values = store_values(reproduction_quick, c["setting"])
-        budget = c["budget_percent"] if c["setting"] == "select-lcdb" else c["horizon"]
+        budget = budget_of(c)
         for metric, rival, diff in (
             ("regret", "best_other_regret", "regret_difference"),
             ("final_gap", "best_other_final_gap", "final_gap_difference"),
@@ -244,18 +274,79 @@ def test_heldout_verdicts_agree_with_the_means(
 def test_heldout_rows_come_from_held_out_instances_only(reproduction_quick: Path) -> None:
     dev = set(instance_ids("lcdb-v1", 71, 0, split="dev"))
     test = set(instance_ids("lcdb-v1", 70, 0, split="test"))
-    for name in HELDOUT_SWEEPS:
+    for name in made(reproduction_quick, HELDOUT_SWEEPS):
         rows = pq.read_table(reproduction_quick / f"{name}-quick" / "parts", columns=["instance"])
         ids = set(rows.column("instance").to_pylist())
         if name in HELDOUT_SYNTHETIC:
             assert all(re.fullmatch(r"[a-z0-9-]+/1/\d+", i) for i in ids), ids
-        elif name == "select-lcdb":
+        elif name.startswith("select-lcdb"):
             assert ids <= test and not ids & dev
+        elif name.startswith("select-live"):
+            assert all(int(i.rsplit("/", 1)[1]) % 8 >= 4 for i in ids), ids  # seeds 4-7: test
     text = section(reproduction_quick, "Held-out evaluation of ACE-UCB")
     assert "generator seed 1" in text and "split test" in text and "docs/ace-ucb-tuning.md" in text
 
 
 def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:
     result = reproduce("heldout", reproduction_quick, quick=True, workers=2, report=False)
-    assert [s.name for s in result.sweeps] == list(HELDOUT_SWEEPS)
+    assert [s.name for s in result.sweeps] == made(reproduction_quick, HELDOUT_SWEEPS)
+    assert {n for n, _ in result.skipped} == set(HELDOUT_SWEEPS) - set(
+        made(reproduction_quick, HELDOUT_SWEEPS)
+    )
     assert result.cells_run == 0 and all(s.resumed for s in result.sweeps)
+
+
+def test_optuna_rows_are_paired_at_the_budget_each_pruner_used(
+    reproduction_quick: Path, report: dict[str, Any]
+) -> None:
+    """Against Optuna's pruners (issue 20): in every (run, budget, pruner) cell each policy of
+    the library used exactly the steps the pruner consumed, at most K x m; the report's paired
+    intervals are those of the rows."""
+    from risingbandits.integrations.optuna_pruners import PRUNERS
+    from risingbandits.modelselect import DEFAULT_POLICY
+    from risingbandits.reproduce.peers import load_peers
+
+    tasks = list(load_peers(reproduction_quick, QUICK))
+    assert {t["bed"][0] for t in tasks} >= {"imdb", "lcdb"}
+    gaps: dict[tuple[str, int, str, str], list[tuple[str, int, float]]] = {}
+    for t in tasks:
+        used: dict[tuple[str, int, int, str], set[int]] = {}
+        methods: dict[tuple[str, int, int, str], set[str]] = {}
+        for i in range(len(t["method"])):
+            cell = (t["instance"][i], t["seed"][i], t["budget"][i], t["pruner"][i])
+            used.setdefault(cell, set()).add(t["used"][i])
+            methods.setdefault(cell, set()).add(t["method"][i])
+            unit = (t["instance"][i], t["seed"][i], t["final_gap"][i])
+            key = (t["bed"][i], t["budget"][i], t["pruner"][i], t["method"][i])
+            gaps.setdefault(key, []).append(unit)
+        assert all(len(u) == 1 for u in used.values())  # one budget per cell
+        assert all(m == {c[3], *EVERY} for c, m in methods.items())
+        assert all(max(u) <= c[2] * 8 for c, u in used.items())  # at most K x m (K <= 8)
+    rows = report["peers"]["rows"]
+    assert {r["pruner"] for r in rows} == set(PRUNERS)
+    for r in rows:
+        mine = sorted(gaps[r["bed"], r["budget_per_candidate"], r["pruner"], r["method"]])
+        base = sorted(gaps[r["bed"], r["budget_per_candidate"], r["pruner"], DEFAULT_POLICY])
+        a, b = (np.array([g for *_, g in x]) for x in (mine, base))
+        assert [u[:2] for u in mine] == [u[:2] for u in base]  # the same units, paired
+        assert r["final_gap"]["mean"] == pytest.approx(a.mean(), abs=1e-12)
+        if a.size > 1 and np.ptp(a - b) > 0:
+            assert close(r["minus_default"], paired(a, b))
+    text = section(reproduction_quick, "Against the tools you use today")
+    assert "Optuna SuccessiveHalvingPruner" in text and "MedianPruner" in text
+
+
+def test_live_sweeps_are_skipped_with_a_reason_where_live_v1_is_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risingbandits.experiments import SpecError
+    from risingbandits.reproduce.run import _specs
+
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path))  # no live-v1 recorded here
+    defs = sweeps(QUICK)
+    todo, skipped = _specs([defs["select-live"], defs["select-live-arm"]], QUICK)
+    assert todo == [] and [n for n, _ in skipped] == ["select-live", "select-live-arm"]
+    assert all("live-v1 is not built: run `risingbandits data live`" in why for _, why in skipped)
+    required = dataclasses.replace(defs["select-live"], optional=False)
+    with pytest.raises(SpecError, match="live-v1 is not built"):
+        _specs([required], QUICK)

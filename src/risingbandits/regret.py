@@ -8,7 +8,9 @@ Reg(T) = V*(T) - sum_i sum_{n <= N_i(T)} mu_i(n).
 The final-model gap judges what is deployed at the end instead of what was collected on the
 way: gap(T) = max_i mu_i(T) - mu_rec(N_rec(T)), how far the recommended arm, trained with the
 N_rec pulls it got, is from the best arm trained with the whole budget T (issue "the model you
-deploy"; mu(0) = 0 for an arm never pulled).
+deploy"; mu(0) = 0 for an arm never pulled). When the instance has test curves (scores on data
+the policy never saw: live-v1, lcdb-v1), the gap is judged on them instead:
+max_i test_i(T) - test_rec(N_rec(T)).
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ class Switch:
 class Oracle:
     """Best fixed arm and optimal value V*(T) for every horizon T = 0..T_max."""
 
-    def __init__(self, means: np.ndarray) -> None:
+    def __init__(self, means: np.ndarray, test_means: np.ndarray | None = None) -> None:
         n_arms, t_max = means.shape
         self.means = means
         """The mean table the oracle was built from (read-only)."""
+        self.judged = means if test_means is None else test_means
+        """The table the final-model gap is judged on: the test curves, else the means."""
         cumulative = np.zeros((n_arms, t_max + 1))
         np.cumsum(means, axis=1, out=cumulative[:, 1:])
         cumulative.setflags(write=False)
@@ -95,15 +99,17 @@ class Oracle:
 
     def final_gap(self, pulls: np.ndarray, recommended: np.ndarray) -> np.ndarray:
         """Final-model gap of runs with pull counts ``pulls`` (shape (..., K)) that recommend
-        ``recommended`` (shape (...)): max_i mu_i(T) - mu_rec(N_rec), T = pulls.sum()."""
+        ``recommended`` (shape (...)): max_i mu_i(T) - mu_rec(N_rec), T = pulls.sum(), on the
+        test curves when the instance has them (:attr:`judged`)."""
         pulls = np.asarray(pulls, dtype=np.int64)
         rec = np.asarray(recommended, dtype=np.int64)
         horizons = pulls.sum(axis=-1)
         if np.any(horizons < 1):
             raise ValueError("final_gap needs runs of at least one pull")
-        best = self.means[:, horizons - 1].max(axis=0)
+        judged = self.judged
+        best = judged[:, horizons - 1].max(axis=0)
         n_rec = np.take_along_axis(pulls, rec[..., None], axis=-1)[..., 0]
-        deployed = np.where(n_rec > 0, self.means[rec, np.maximum(n_rec, 1) - 1], 0.0)
+        deployed = np.where(n_rec > 0, judged[rec, np.maximum(n_rec, 1) - 1], 0.0)
         return np.asarray(best - deployed, dtype=np.float64)
 
     def regret(self, pulls: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from risingbandits.analysis.queries import METRICS, check_metric, connect, group
 from risingbandits.analysis.ranks import RankRow, average_ranks
 from risingbandits.analysis.stats import MeanCI, ci_json, finite_or_none, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
-from risingbandits.experiments.spec import PolicyRef
+from risingbandits.experiments.spec import GRID_UNITS, PolicyRef
 from risingbandits.experiments.store import PolicyProgress, Store, StoreError
 
 CIMethod = Literal["t", "bootstrap"]
@@ -55,9 +55,13 @@ RECONSTRUCTION_NOTE = (
 )
 
 
-def horizon_text(horizon: int, relative: bool) -> str:
-    """``T=5,000``, or ``20% of full T`` in a sweep with horizon percents."""
-    return f"{horizon}% of full T" if relative else f"T={horizon:,}"
+def horizon_text(horizon: int, grid: str = "horizons") -> str:
+    """``T=5,000``; ``20% of full T`` in a sweep with horizon percents; ``8 pulls per arm``."""
+    if grid == "horizon_percents":
+        return f"{horizon}% of full T"
+    if grid == "pulls_per_arm":
+        return f"{horizon} pulls per arm"
+    return f"T={horizon:,}"
 
 
 @dataclass(frozen=True)
@@ -89,11 +93,12 @@ class Summary:
     final_gap: tuple[MeanRow, ...] = ()
     metric: str = "regret"
     """What ``ranks`` and ``win_rates`` rank by: ``regret`` or ``final_gap``."""
-    relative: bool = False
-    """Horizons are percents of each instance's full horizon (``horizon_percents``)."""
+    grid: str = "horizons"
+    """What ``horizons`` hold: horizons, percents of each instance's full horizon
+    (``horizon_percents``) or pulls per arm (``pulls_per_arm``)."""
 
     def horizon_text(self, horizon: int) -> str:
-        return horizon_text(horizon, self.relative)
+        return horizon_text(horizon, self.grid)
 
     def display_name(self, label: str) -> str:
         """The label, with ``*`` for a reconstruction."""
@@ -136,7 +141,8 @@ class Summary:
             "ci": self.ci_method,
             "level": self.level,
             "horizons": list(self.horizons),
-            "horizons_relative": self.relative,
+            "horizons_relative": self.grid != "horizons",
+            "grid": self.grid,
             "policies": [
                 {
                     "label": p.label,
@@ -177,7 +183,7 @@ class Summary:
             return "true" if self.is_reconstruction(label) else "false"
 
         def horizon(h: int) -> str | int:
-            return f"{h}%" if self.relative else h
+            return f"{h}{GRID_UNITS[self.grid]}" if self.grid != "horizons" else h
 
         tables = (("regret", self.regret), ("final_gap", self.final_gap), ("rank", self.ranks))
         for metric, rows in tables:
@@ -208,13 +214,16 @@ def interval_function(
 
 
 def _chosen_horizons(
-    available: tuple[int, ...], wanted: Sequence[int] | None, relative: bool
+    available: tuple[int, ...], wanted: Sequence[int] | None, grid: str
 ) -> tuple[int, ...]:
     if not wanted:
         return available
     for h in wanted:
         if h not in available:
-            unit = " (percents of each instance's full horizon)" if relative else ""
+            unit = {
+                "horizon_percents": " (percents of each instance's full horizon)",
+                "pulls_per_arm": " (pulls per arm)",
+            }.get(grid, "")
             raise ValueError(
                 f"horizon={h} is not allowed: the sweep has horizons "
                 f"{', '.join(str(a) for a in available)}{unit}"
@@ -247,7 +256,7 @@ def summarize(
     status = store.status(report)
     if not parts:
         raise StoreError(f"{store.path} has no finished task yet: run or resume the sweep first")
-    chosen = _chosen_horizons(spec.horizons, horizons, spec.relative)
+    chosen = _chosen_horizons(spec.horizons, horizons, spec.grid_key)
     interval = interval_function(ci, level, resamples, seed)
     labels = [p.label for p in spec.policies]
     try:
@@ -288,5 +297,5 @@ def summarize(
         status.by_policy,
         final_gap=means["final_gap"],
         metric=metric,
-        relative=spec.relative,
+        grid=spec.grid_key,
     )

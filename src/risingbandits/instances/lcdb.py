@@ -12,7 +12,9 @@ here (also in ``docs/lcdb.md``):
   (sizes below 16 take the 16-sample value) and after a curve's last anchor.
 * **Metric**: ``accuracy`` is LCDB's validation accuracy (``score_valid``: what a model-selection
   loop observes); ``test-accuracy`` its test accuracy. LCDB's log-loss is unbounded, and its AUC
-  and F1 tables cover 166 of the 248 data sets with missing values: not offered.
+  and F1 tables cover 166 of the 248 data sets with missing values: not offered. Instances carry
+  the test accuracy as ``test_means`` whatever the metric: the final-model gap is judged on data
+  no policy saw (issue 20), the rewards follow the metric.
 * **Noise** (default ``curve-std``): Gaussian around the mean curve, with the standard deviation
   of the score across LCDB's splits at that size (interpolated like the mean). Rewards stay
   independent from pull to pull, as every policy's confidence bound assumes, and the draw is the
@@ -162,9 +164,11 @@ def from_lcdb(
     every learner of the data set). One pull = ``pull_size`` more training samples. ``horizon``
     (default ``meta["full_horizon"]``, where the longest chosen curve ends) sets the table
     length. ``noise`` defaults to ``curve-std``: Gaussian with the spread across LCDB's splits,
-    not clipped to [0, 1]. Needs ``pip install "risingbandits[lcdb]"``.
+    not clipped to [0, 1]. The instance carries the test accuracies too (``test_means``), on
+    which the final-model gap is judged. Needs ``pip install "risingbandits[lcdb]"``.
     """
     means, std, names, meta = lcdb_tables(openml_id, learners, pull_size, metric, horizon)
+    test = lcdb_tables(openml_id, learners, pull_size, "test-accuracy", horizon)[0]
     return RisingInstance(
         means,
         noise or Noise("curve-std"),
@@ -173,6 +177,7 @@ def from_lcdb(
         meta={"family": "lcdb", **meta},
         require_rising=False,
         noise_std=std,
+        test_means=test,
     )
 
 
@@ -255,7 +260,9 @@ def _v1_members(table: CurveTable, seed: int) -> tuple[dict[str, Any], ...]:
 
 def build_lcdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
     """Family builder of lcdb-v1 (``params`` holds one entry of :func:`lcdb_v1_members`):
-    (means, arm names, meta, standard deviations)."""
+    (means, arm names, meta, {standard deviations, test curves}). The policy observes LCDB's
+    validation accuracy; the final-model gap is judged on its test accuracy (``score_test``),
+    on data no policy sees."""
     full = params["full_horizon"]
     if horizon > full:
         raise ValueError(
@@ -266,5 +273,8 @@ def build_lcdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, A
     means, std, names, meta = lcdb_tables(
         params["openml_id"], params["learners"], V1_PULL_SIZE, "accuracy", horizon
     )
+    test = lcdb_tables(
+        params["openml_id"], params["learners"], V1_PULL_SIZE, "test-accuracy", horizon
+    )[0]
     meta |= {"split": params["split"], "full_horizon": full}
-    return means, names, meta, std
+    return means, names, meta, {"noise_std": std, "test_means": test}

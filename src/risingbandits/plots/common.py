@@ -35,6 +35,10 @@ POLICY_COLOURS: dict[str, str] = {
     "r-sr": "#c5b0d5",
     "r-ucbe": "#c49c94",
     "ace-ucb": "#08306b",
+    # Optuna's pruners (run by Optuna itself) in warm tones
+    "optuna-sh": "#e6550d",
+    "optuna-hyperband": "#a63603",
+    "optuna-median": "#fdae6b",
 }
 DPI = 110
 

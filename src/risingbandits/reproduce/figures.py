@@ -210,11 +210,13 @@ def selection_overview(
     curves: Mapping[str, Mapping[str, Mapping[int, MeanCI]]],
     rank_horizons: Sequence[tuple[str, int]],
     styles: Mapping[str, str],
+    xlabel: str,
     dpi: int,
 ) -> Figure:
     """Model selection on one setting: the final-model gap and the regret vs the budget (``curves``
-    by metric, keyed by percent of the full budget), the average rank by the final gap at each
-    ``(budget text, horizon)`` of ``rank_horizons``."""
+    by metric, keyed by percent of the full budget or by pulls per candidate, as ``xlabel``
+    says), the average rank by the final gap at each ``(budget text, horizon)`` of
+    ``rank_horizons``."""
     bars = [
         (
             f"rank by final gap at {text}",
@@ -233,7 +235,7 @@ def selection_overview(
         bars,
         labels_of(r),
         styles,
-        "budget (% of the full budget)",
+        xlabel,
         f"{title}: {n} units per budget",
         folder / f"select-{name}.png",
         dpi,
@@ -246,22 +248,51 @@ def selection_overview(
     )
 
 
+def peers_overview(
+    folder: Path,
+    name: str,
+    title: str,
+    panels: Sequence[tuple[str, str, Mapping[str, Mapping[int, MeanCI]]]],
+    dpi: int,
+) -> Figure:
+    """Against Optuna's pruners: per pruner, its mean final-model gap and the library's at the
+    budget it consumed, against the budget per candidate (log axis)."""
+    path = plot_budget_overview(
+        panels,
+        [],
+        {},
+        {},
+        "steps per candidate (at most; log scale)",
+        f"{title}: Optuna's pruners and the library at equal budget",
+        folder / f"peers-{name}.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"{title}: mean final-model gap of each Optuna pruner (by Optuna's own code) and of the "
+        "library's default and successive halving run with exactly the steps that pruner "
+        "consumed, on the same rewards, with 95% bands; x: the most steps a candidate may get.",
+    )
+
+
 def heldout_map(
     folder: Path,
     ratios: np.ndarray,
     marks: Sequence[Sequence[str]],
     rows: Sequence[str],
     columns: Sequence[str],
+    name: str,
     dpi: int,
 ) -> Figure:
-    """ACE-UCB's mean regret over the best other policy's, per (setting, budget) cell."""
+    """ACE-UCB's mean regret over the best other policy's, per (setting, budget) cell
+    (``figures/<name>.png``)."""
     path = plot_ratio_map(
         ratios,
         marks,
         rows,
         columns,
         "ACE-UCB's mean regret / the best other policy's (below 1: ACE-UCB lower)",
-        folder / "heldout-ratio.png",
+        folder / f"{name}.png",
         dpi,
     )
     return Figure(

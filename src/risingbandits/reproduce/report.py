@@ -24,6 +24,7 @@ from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import figures_on
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
 from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
+from risingbandits.reproduce.peers import load_peers
 from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
 from risingbandits.reproduce.sections.explain import explain_sections
@@ -37,6 +38,7 @@ from risingbandits.reproduce.sections.paper import (
     intro_section,
     method_section,
 )
+from risingbandits.reproduce.sections.peers import peers_section
 from risingbandits.reproduce.sections.robustness import robustness_section
 from risingbandits.reproduce.sections.sensitivity import noise_section, sigma_section
 from risingbandits.reproduce.sections.theory import theory_section
@@ -175,7 +177,8 @@ def build(
         body += theory_section(ctx, ev.theory, ev.bounds, ev.results.get("intro"))
     selection, selection_json = selection_section(ctx)
     heldout, heldout_json = heldout_section(ctx)
-    body += selection + heldout
+    peers, peers_json = peers_section(ctx, out)
+    body += selection + heldout + peers
     claims = judge_all(ev)
     rob = assess(ev, claims, stores, ctx.results)
     v2_claims = rob.rejudged("concave-v2")
@@ -205,6 +208,8 @@ def build(
         payload["modelselection"] = selection_json
     if heldout_json:
         payload["heldout"] = heldout_json
+    if peers_json:
+        payload["peers"] = peers_json
     return [*blocks, *footer], claims, payload
 
 
@@ -222,7 +227,7 @@ def write_report(
     and draw the figures while the report is built)."""
     found = complete_stores(out, size)
     stores = found[0]
-    if not stores and theory() is None:
+    if not stores and theory() is None and next(load_peers(out, size), None) is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
     with nullcontext() if pool is None else figures_on(pool):

@@ -8,8 +8,9 @@ worker pool serves the whole run (started only when some work is left): the swee
 another without a gap (:mod:`risingbandits.reproduce.relay`) and, while the report is built,
 the theory checks, reading the stores and drawing the figures
 (:mod:`risingbandits.reproduce.background`). The library prints nothing:
-``progress(stage, done, total)`` is called with the sweep name and its cells, or with
-``"theory"`` and ``"report"``.
+``progress(stage, done, total)`` is called with the sweep name and its cells, with ``"peers"``
+and its instances (Optuna's pruners, :mod:`risingbandits.reproduce.peers`), or with ``"theory"``
+and ``"report"``.
 """
 
 from __future__ import annotations
@@ -24,17 +25,20 @@ from pathlib import Path
 from typing import TypeVar
 
 from risingbandits.experiments.executors import Executor, make_executor
-from risingbandits.experiments.spec import Spec, parse_spec
+from risingbandits.experiments.spec import Spec, SpecError, parse_spec
 from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
+from risingbandits.reproduce.peers import run_peers
 from risingbandits.reproduce.relay import relay
 from risingbandits.reproduce.report import Theory, check_before_run, write_report
 from risingbandits.reproduce.settings import (
     FULL,
+    PEER_TARGETS,
     QUICK,
     THEORY_TARGETS,
+    Size,
     SweepDef,
     target_sweeps,
 )
@@ -99,6 +103,8 @@ class ReproduceResult:
     report: Path | None
     claims: tuple[ClaimResult, ...]
     elapsed: float
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(sweep, why) of the optional sweeps whose instances cannot be read here."""
 
     @property
     def cells_run(self) -> int:
@@ -131,12 +137,14 @@ def reproduce(
     folder = Path(out)
     defs = target_sweeps(target, size)
     check_before_run(folder, size, overwrite)
-    todo = [] if report_only else [(d, parse_spec(d.spec_text(size))) for d in defs]  # extras
+    todo, skipped = ([], []) if report_only else _specs(defs, size)
     with shared_executor(executor, workers, scheduler) as pool:
         if not report_only:
             folder.mkdir(parents=True, exist_ok=True)
         jobs = [partial(_sweep, d, spec, folder / d.store_name(size), progress) for d, spec in todo]
         runs = relay(jobs, pool)
+        if target in PEER_TARGETS and not report_only:
+            run_peers(folder, size, pool, None if progress is None else _stage(progress, "peers"))
         compute = target in THEORY_TARGETS and not report_only
         if progress is not None and compute:
             progress("theory", 0, 1)
@@ -158,8 +166,30 @@ def reproduce(
         else:
             theory()
     return ReproduceResult(
-        folder, size.name, tuple(runs), path, tuple(claims), time.perf_counter() - start
+        folder,
+        size.name,
+        tuple(runs),
+        path,
+        tuple(claims),
+        time.perf_counter() - start,
+        tuple(skipped),
     )
+
+
+def _specs(
+    defs: list[SweepDef], size: Size
+) -> tuple[list[tuple[SweepDef, Spec]], list[tuple[str, str]]]:
+    """Each sweep's spec, parsed before any work (a missing extra stops the run here), and the
+    optional sweeps whose instances cannot be read (live-v1 not recorded), with why."""
+    todo, skipped = [], []
+    for d in defs:
+        try:
+            todo.append((d, parse_spec(d.spec_text(size))))
+        except SpecError as exc:
+            if not d.optional:
+                raise
+            skipped.append((d.name, str(exc)))
+    return todo, skipped
 
 
 def pending_theory(

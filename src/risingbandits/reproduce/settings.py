@@ -60,6 +60,8 @@ while ACE-UCB was developed; seed 1 was never used before the held-out evaluatio
 BUDGET_PERCENTS = (5, 10, 20, 40, 60, 100)
 """Budgets of the model-selection target, in percent of each instance's full budget (that of
 IMDB is its curves' length, 50,000 pulls: T = 2,500 to 50,000)."""
+PER_ARM_BUDGETS = (4, 8, 16, 32, 64, 128)
+"""Budgets per candidate m (T = K x m): where practitioners work ("8 candidates, 30 epochs")."""
 HELDOUT_PERCENTS = (20, 60, 100)
 """Budgets of the held-out evaluation: T = 10,000, 30,000, 50,000 on the synthetic settings and
 IMDB (full budget 50,000), the same fractions of each LCDB instance's full budget."""
@@ -96,10 +98,13 @@ class Size:
     lcdb_instances: int
     """lcdb-v1 test instances of the model-selection target (its first ones)."""
     lcdb_seeds: int
+    """Runs of each lcdb-v1 and live-v1 instance."""
+    live_instances: int
+    """live-v1 test instances of the model-selection target (its first ones)."""
 
 
-FULL = Size("full", FULL_HORIZONS, 50, 100, 30, RANK_HORIZONS, 1_000, 70, 10)
-QUICK = Size("quick", QUICK_HORIZONS, 5, 6, 3, (10_000, 50_000), 40, 8, 2)
+FULL = Size("full", FULL_HORIZONS, 50, 100, 30, RANK_HORIZONS, 1_000, 70, 10, 20)
+QUICK = Size("quick", QUICK_HORIZONS, 5, 6, 3, (10_000, 50_000), 40, 8, 2, 4)
 SIZES = {s.name: s for s in (FULL, QUICK)}
 
 
@@ -159,10 +164,15 @@ class SweepDef:
     """The ``[[instances]]`` table (TOML lines)."""
     policies: tuple[PolicyEntry, ...]
     horizons: tuple[int, ...]
-    """Horizons, or with ``relative`` percents of each instance's full horizon."""
+    """Horizons, or what ``grid`` says: percents of each instance's full horizon, or pulls per
+    arm."""
     seeds: int
     noise: str | None = None
-    relative: bool = False
+    grid: str = "horizons"
+    """The spec key of ``horizons``: ``horizons``, ``horizon_percents`` or ``pulls_per_arm``."""
+    optional: bool = False
+    """Skipped (the report says why) when its instances cannot be read here: live-v1 is recorded
+    by ``risingbandits data live`` (about 15 minutes), not shipped."""
 
     def store_name(self, size: Size) -> str:
         return f"{self.name}-{size.name}"
@@ -174,8 +184,7 @@ class SweepDef:
             f'description = "reproduce {self.name} ({size.name}): {self.title}"',
             f"sweep_seed = {SWEEP_SEED}",
             f"seeds = {self.seeds}",
-            f"{'horizon_percents' if self.relative else 'horizons'} = "
-            f"[{', '.join(str(h) for h in self.horizons)}]",
+            f"{self.grid} = [{', '.join(str(h) for h in self.horizons)}]",
         ]
         if self.noise is not None:
             lines.append(f'noise = "{self.noise}"')
@@ -320,10 +329,13 @@ def sweeps(size: Size) -> dict[str, SweepDef]:
 
 def selection_sweeps(size: Size) -> list[SweepDef]:
     """Every policy on IMDB (7 and 29 learners) and on the lcdb-v1 test split, from 5% to 100%
-    of each instance's full budget (the IMDB and LCDB stores also serve the held-out target)."""
+    of each instance's full budget, and with 4 to 128 pulls per candidate (IMDB with 7 learners,
+    LCDB); the same on the live-v1 test split when it is built here. The IMDB, LCDB and live
+    stores also serve the held-out target."""
     imdb = budget_horizons(BUDGET_PERCENTS)
     all_arms = ", ".join(f'"{a}"' for a in IMDB_ALL_ARMS)
     lcdb = _family("lcdb-v1", size.lcdb_instances) + '\nparams = { split = "test" }'
+    live = _family("live-v1", size.live_instances) + '\nparams = { split = "test" }'
     return [
         SweepDef(
             "select-imdb",
@@ -348,7 +360,45 @@ def selection_sweeps(size: Size) -> list[SweepDef]:
             every_policy(LCDB_PRESET),
             BUDGET_PERCENTS,
             size.lcdb_seeds,
-            relative=True,
+            grid="horizon_percents",
+        ),
+        SweepDef(
+            "select-imdb-arm",
+            "model selection: IMDB, the paper's 7 learners, budgets per candidate",
+            _family("imdb-v1", 1),
+            every_policy("imdb"),
+            PER_ARM_BUDGETS,
+            size.imdb_runs,
+            grid="pulls_per_arm",
+        ),
+        SweepDef(
+            "select-lcdb-arm",
+            "model selection: LCDB (lcdb-v1, test split), budgets per candidate",
+            lcdb,
+            every_policy(LCDB_PRESET),
+            PER_ARM_BUDGETS,
+            size.lcdb_seeds,
+            grid="pulls_per_arm",
+        ),
+        SweepDef(
+            "select-live",
+            "model selection: live training (live-v1, test split)",
+            live,
+            every_policy(LCDB_PRESET),
+            BUDGET_PERCENTS,
+            size.lcdb_seeds,
+            grid="horizon_percents",
+            optional=True,
+        ),
+        SweepDef(
+            "select-live-arm",
+            "model selection: live training (live-v1, test split), budgets per candidate",
+            live,
+            every_policy(LCDB_PRESET),
+            PER_ARM_BUDGETS,
+            size.lcdb_seeds,
+            grid="pulls_per_arm",
+            optional=True,
         ),
     ]
 
@@ -387,9 +437,25 @@ SENSITIVITY_SWEEPS = (
     "imdb-sigma",
 )
 MAIN_SWEEPS = ("intro", "ltf", "concave", "concave-v2", "imdb")
-SELECT_SWEEPS = ("select-imdb", "select-imdb29", "select-lcdb")
+SELECT_SWEEPS = (
+    "select-imdb",
+    "select-imdb29",
+    "select-lcdb",
+    "select-live",
+    "select-imdb-arm",
+    "select-lcdb-arm",
+    "select-live-arm",
+)
 HELDOUT_SYNTHETIC = tuple(f"heldout-{key}" for key in HELDOUT_FAMILIES)
-HELDOUT_SWEEPS = (*HELDOUT_SYNTHETIC, "select-imdb", "select-lcdb")
+HELDOUT_SWEEPS = (
+    *HELDOUT_SYNTHETIC,
+    "select-imdb",
+    "select-lcdb",
+    "select-live",
+    "select-imdb-arm",
+    "select-lcdb-arm",
+    "select-live-arm",
+)
 """The held-out evaluation's stores: the synthetic ones and those it shares with model
 selection (IMDB with the paper's 7 learners, lcdb-v1 test)."""
 TARGETS: dict[str, tuple[str, ...]] = {
@@ -402,12 +468,17 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "theory": (),
     "modelselection": SELECT_SWEEPS,
     "heldout": HELDOUT_SWEEPS,
+    "peers": (),
     "all": (*MAIN_SWEEPS, *SENSITIVITY_SWEEPS, *VARIANT_SWEEPS, *SELECT_SWEEPS, *HELDOUT_SYNTHETIC),
 }
 """The sweeps each ``reproduce`` target runs (``sensitivity`` and ``robustness`` need the main
-sweeps they are compared with; ``theory`` runs no sweep, only the exact checks)."""
+sweeps they are compared with; ``theory`` runs no sweep, only the exact checks; ``peers`` only
+Optuna's pruners against the library)."""
 THEORY_TARGETS = ("intro", "theory", "all")
 """Targets that also run the theory checks (the dominance search, Section 3.1's price)."""
+PEER_TARGETS = ("modelselection", "peers", "all")
+"""Targets that also run Optuna's pruners against the library
+(:mod:`~risingbandits.reproduce.peers`)."""
 
 
 def check_target(target: str) -> str:

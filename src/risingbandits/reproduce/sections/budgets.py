@@ -1,6 +1,7 @@
-"""Settings read at budgets given as a share of each instance's full budget: IMDB's horizons are
-T out of its 50,000 pulls, lcdb-v1's are percents of each instance's own full horizon (a store
-with ``horizon_percents``). Shared by the model-selection and held-out sections."""
+"""Settings read at budgets given as a share of each instance's full budget (IMDB's horizons are
+T out of its 50,000 pulls, lcdb-v1's percents of each instance's own full horizon: a store with
+``horizon_percents``) or as pulls per candidate (a store with ``pulls_per_arm``: T = K x m).
+Shared by the model-selection and held-out sections."""
 
 from __future__ import annotations
 
@@ -25,26 +26,41 @@ class Setting:
     store: str
     title: str
     results: Results
-    relative: bool
-    """Budgets are percents of each instance's full horizon (else horizons T of 50,000)."""
+    grid: str
+    """The store's grid: ``horizons`` (T of 50,000), ``horizon_percents`` or ``pulls_per_arm``."""
 
-    def percent(self, horizon: int) -> int:
-        """The budget as a percent of the full budget."""
-        return horizon if self.relative else horizon * 100 // PAPER_HORIZON
+    @property
+    def per_arm(self) -> bool:
+        """Budgets are pulls per candidate (else shares of the full budget)."""
+        return self.grid == "pulls_per_arm"
+
+    def key(self, horizon: int) -> int:
+        """The budget as a percent of the full budget, or as pulls per candidate."""
+        return horizon * 100 // PAPER_HORIZON if self.grid == "horizons" else horizon
 
     def budget(self, horizon: int) -> str:
-        """``20%`` (per-instance budgets) or ``20% (T = 10,000)``."""
-        if self.relative:
+        """``20%`` (per-instance budgets), ``20% (T = 10,000)`` or ``8 per candidate``."""
+        if self.per_arm:
+            return f"{horizon} per candidate"
+        if self.grid == "horizon_percents":
             return f"{horizon}%"
-        return f"{self.percent(horizon)}% (T = {horizon:,})"
+        return f"{self.key(horizon)}% (T = {horizon:,})"
 
-    def by_percent(self, metric: str) -> dict[str, dict[int, MeanCI]]:
-        """``{label: {percent: mean and CI of metric}}`` (the x axis of the budget figures)."""
+    @property
+    def axis(self) -> str:
+        """The x label of the budget figures."""
+        if self.per_arm:
+            return "budget (pulls per candidate, T = K x m)"
+        return "budget (% of the full budget)"
+
+    def by_key(self, metric: str) -> dict[str, dict[int, MeanCI]]:
+        """``{label: {budget key: mean and CI of metric}}`` (the x axis of the budget figures)."""
         curves = self.results.curves(metric=metric)
-        return {p: {self.percent(h): c for h, c in by_h.items()} for p, by_h in curves.items()}
+        return {p: {self.key(h): c for h, c in by_h.items()} for p, by_h in curves.items()}
 
 
 def load_setting(ctx: Context, store: str, title: str) -> Setting:
     """``store``'s results with ranks at every budget."""
     spec = Store(ctx.stores[store]).spec()
-    return Setting(store, title, ctx.results(store, rank_horizons=spec.horizons), spec.relative)
+    results = ctx.results(store, rank_horizons=spec.horizons)
+    return Setting(store, title, results, spec.grid_key)

@@ -69,6 +69,15 @@ def t_text(horizon: int) -> str:
     return f"T={horizon:,}"
 
 
+def grid_text(value: int, grid: str) -> str:
+    """One value of a store's grid, short: ``10k`` (a horizon), ``20%``, ``8/arm``."""
+    if grid == "horizon_percents":
+        return f"{value}%"
+    if grid == "pulls_per_arm":
+        return f"{value}/arm"
+    return f"{value / 1000:g}k"
+
+
 def per_horizon_table(
     r: Results,
     horizons: Sequence[int],

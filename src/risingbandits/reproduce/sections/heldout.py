@@ -19,7 +19,13 @@ from risingbandits.reproduce.figures import labels_of
 from risingbandits.reproduce.leads import CRITERIA, HeldoutCell, heldout_cells, yes_no
 from risingbandits.reproduce.sections.budgets import Setting, load_setting
 from risingbandits.reproduce.sections.common import DIGITS, Context, per_horizon_table
-from risingbandits.reproduce.settings import HELDOUT_PERCENTS, HELDOUT_SWEEPS, LCDB_PRESET
+from risingbandits.reproduce.sections.modelselection import budget_field
+from risingbandits.reproduce.settings import (
+    HELDOUT_PERCENTS,
+    HELDOUT_SWEEPS,
+    LCDB_PRESET,
+    PER_ARM_BUDGETS,
+)
 
 TITLES = {
     "heldout-ltf": "LTF",
@@ -27,13 +33,18 @@ TITLES = {
     "heldout-concave-v2": "Concave-v2",
     "select-imdb": "IMDB, 7 learners",
     "select-lcdb": "LCDB test",
+    "select-live": "live-v1 test",
+    "select-imdb-arm": "IMDB, 7 learners, per candidate",
+    "select-lcdb-arm": "LCDB test, per candidate",
+    "select-live-arm": "live-v1 test, per candidate",
 }
 TUNING = "docs/ace-ucb-tuning.md"
 
 
 def budgets(s: Setting) -> list[int]:
-    """The horizons of ``s`` at the held-out budgets (20%, 60% and 100%)."""
-    return [h for h in s.results.horizons if s.percent(h) in HELDOUT_PERCENTS]
+    """The horizons of ``s`` at the held-out budgets: 20%, 60% and 100% of the full budget, or
+    every budget per candidate."""
+    return [h for h in s.results.horizons if s.per_arm or s.key(h) in HELDOUT_PERCENTS]
 
 
 def source_row(ctx: Context, s: Setting) -> tuple[str, ...]:
@@ -75,7 +86,7 @@ def cell_row(s: Setting, c: HeldoutCell) -> tuple[str, ...]:
 def cell_json(s: Setting, c: HeldoutCell) -> dict[str, Any]:
     return {
         "setting": s.store,
-        "budget_percent": s.percent(c.horizon),
+        budget_field(s): s.key(c.horizon),
         "horizon": c.horizon,
         "ace_regret": ci_json(c.ace_regret),
         "best_other_regret": c.regret_rival.best,
@@ -103,18 +114,24 @@ def tally(cells: Sequence[HeldoutCell]) -> str:
     )
 
 
-def ratio_figure(ctx: Context, found: Sequence[tuple[Setting, list[HeldoutCell]]]) -> Block:
-    """The heat map: settings as rows, the held-out budgets (20%, 60%, 100%) as columns."""
-    ratios = np.full((len(found), len(HELDOUT_PERCENTS)), np.nan)
-    marks = [[""] * len(HELDOUT_PERCENTS) for _ in found]
+def ratio_figure(
+    ctx: Context, found: Sequence[tuple[Setting, list[HeldoutCell]]], per_arm: bool
+) -> Block:
+    """The heat map: settings as rows, the held-out budgets (20%, 60%, 100%, or every budget
+    per candidate) as columns."""
+    keys = PER_ARM_BUDGETS if per_arm else HELDOUT_PERCENTS
+    ratios = np.full((len(found), len(keys)), np.nan)
+    marks = [[""] * len(keys) for _ in found]
     for i, (s, cells) in enumerate(found):
         for c in cells:
-            j = HELDOUT_PERCENTS.index(s.percent(c.horizon))
+            j = keys.index(s.key(c.horizon))
             ratios[i, j] = c.regret_ratio
             marks[i][j] = f"a: {yes_no(c.lowest_regret)}, b: {yes_no(c.gap_no_worse)}"
-    columns = [f"{p}% of the full budget" for p in HELDOUT_PERCENTS]
+    unit = " per candidate" if per_arm else "% of the full budget"
+    columns = [f"{k}{unit}" for k in keys]
     rows = [s.title for s, _ in found]
-    return figures.heldout_map(ctx.figures, ratios, marks, rows, columns, ctx.dpi)
+    name = "heldout-ratio-per-arm" if per_arm else "heldout-ratio"
+    return figures.heldout_map(ctx.figures, ratios, marks, rows, columns, name, ctx.dpi)
 
 
 def bars_figure(ctx: Context, settings: Sequence[Setting]) -> Block:
@@ -150,11 +167,13 @@ def heldout_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
             "used generator seed 0 of the synthetic families, the `dev` half of lcdb-v1 and "
             "7-learner IMDB instances drawn from the 22 curves outside the paper's 7; held out, "
             "and used here only: **generator seed 1** of ltf-v1, concave-v1 and concave-v2, the "
-            "**test** half of lcdb-v1 and the paper's 7 IMDB learners (the table lists what each "
-            "store's spec holds). ACE-UCB runs with its defaults (no preset, sigma estimated "
-            "online); the paper's ten with the presets of their setting (`ltf`, `concave`, "
-            f"`imdb`; `{LCDB_PRESET}` on LCDB); successive halving, successive rejects, R-SR, "
-            "R-UCBE and UCB1 with their defaults. Synthetic rewards are Gaussian with sigma = 0.1."
+            "**test** half of lcdb-v1, the paper's 7 IMDB learners and the **test** half of "
+            "live-v1 (recorded after ACE-UCB was frozen; the table lists what each store's spec "
+            "holds), at shares of the full budget and at 4 to 128 pulls per candidate. ACE-UCB "
+            "runs with its defaults (no preset, sigma estimated online); the paper's ten with "
+            f"the presets of their setting (`ltf`, `concave`, `imdb`; `{LCDB_PRESET}` on LCDB "
+            "and live-v1); successive halving, successive rejects, R-SR, R-UCBE and UCB1 with "
+            "their defaults. Synthetic rewards are Gaussian with sigma = 0.1."
         ),
         Table(
             ("setting", "instances from", "instances", "runs each", "budgets", "store"),
@@ -182,9 +201,11 @@ def heldout_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
             ),
             tuple(cell_row(s, c) for s, cs in found for c in cs),
         ),
-        ratio_figure(ctx, found),
-        bars_figure(ctx, settings),
+        ratio_figure(ctx, [(s, cs) for s, cs in found if not s.per_arm], per_arm=False),
     ]
+    if any(s.per_arm for s in settings):
+        blocks.append(ratio_figure(ctx, [(s, cs) for s, cs in found if s.per_arm], per_arm=True))
+    blocks.append(bars_figure(ctx, [s for s in settings if not s.per_arm]))
     for s in settings:
         hs = budgets(s)
         blocks += [

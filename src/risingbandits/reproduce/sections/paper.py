@@ -15,7 +15,12 @@ from risingbandits.reproduce import figures
 from risingbandits.reproduce.claims import CURE, NOT_RUN, VERDICTS, ClaimResult
 from risingbandits.reproduce.data import Results
 from risingbandits.reproduce.document import Block, Bullets, Code, Heading, Para, Table
-from risingbandits.reproduce.sections.common import Context, per_horizon_table, win_table
+from risingbandits.reproduce.sections.common import (
+    Context,
+    grid_text,
+    per_horizon_table,
+    win_table,
+)
 from risingbandits.reproduce.settings import GENERATOR_SEED, sweeps
 from risingbandits.reproduce.theory_checks import BoundRow, bound_rows
 
@@ -77,7 +82,7 @@ def method_section(ctx: Context, partial: Sequence[str]) -> list[Block]:
                 defs[name].title,
                 str(len(spec.instances)),
                 str(spec.seeds),
-                ", ".join(f"{h}%" if spec.relative else f"{h / 1000:g}k" for h in spec.horizons),
+                ", ".join(grid_text(h, spec.grid_key) for h in spec.horizons),
                 str(len(spec.policies)),
                 f"{Store(path).plan().n_cells:,}",
                 Store(path).manifest().spec_hash[:12],
