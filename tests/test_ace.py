@@ -10,14 +10,14 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.ace import (
+from risingbandits.policies.machinery.kernel import recommend_one, select_one, update_one
+from risingbandits.policies.rising.ace import (
     LEVEL,
     affordability,
     capped_average,
     chord_slope,
     level_window,
 )
-from risingbandits.policies.kernel import recommend_one, select_one, update_one
 from risingbandits.seeding import policy_rng
 
 

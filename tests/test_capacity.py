@@ -11,7 +11,7 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy
-from risingbandits.policies.capacity import INITIAL_CAPACITY, capacity_for
+from risingbandits.policies.machinery.capacity import INITIAL_CAPACITY, capacity_for
 from risingbandits.seeding import reward_key
 
 NAMES = sorted(POLICIES)

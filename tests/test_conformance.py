@@ -10,7 +10,7 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy, policy_from_dict
-from risingbandits.policies.kernel import _KERNELS, _default_recommend
+from risingbandits.policies.machinery.kernel import _KERNELS, _default_recommend
 from risingbandits.reproduce.settings import POLICY_VARIANTS
 from risingbandits.seeding import reward_key
 

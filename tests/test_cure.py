@@ -9,9 +9,9 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.cure import cure_index_terms
-from risingbandits.policies.kernel import select_one
-from risingbandits.policies.windows import history_push
+from risingbandits.policies.machinery.kernel import select_one
+from risingbandits.policies.machinery.windows import history_push
+from risingbandits.policies.rising.cure import cure_index_terms
 from risingbandits.seeding import policy_rng
 
 HISTORY = [0.1, 0.3, 0.2, 0.6, 0.5, 0.9, 0.7, 0.8]  # X(1..8) of one arm

@@ -21,7 +21,15 @@ from risingbandits.policies import POLICIES, make_policy
 
 runner = CliRunner()
 NAMES = sorted(POLICIES)
-TARGETED = {"ace-ucb", "cure-ucb", "cure-ucb-det", "red-ucb", "red-ucb-det", "ti-ucb"}
+TARGETED = {
+    "ace-ucb",
+    "hace-ucb",
+    "cure-ucb",
+    "cure-ucb-det",
+    "red-ucb",
+    "red-ucb-det",
+    "ti-ucb",
+}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from risingbandits.modelselect import ModelSelector
-from risingbandits.policies import POLICIES, capacity
+from risingbandits.policies import POLICIES
+from risingbandits.policies.machinery import capacity
 
 NAMES = sorted(POLICIES)
 

@@ -1,4 +1,4 @@
-"""sigma="estimate": the online noise level of risingbandits.policies.noise_level."""
+"""sigma="estimate": the online noise level of risingbandits.policies.machinery.noise_level."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 import risingbandits as rb
-from risingbandits.policies.noise_level import (
+from risingbandits.policies.machinery.noise_level import (
     FLOOR,
     PRIOR_SIGMA,
     new_noise_level,
     noise_observe,
     noise_sigma,
 )
-from risingbandits.policies.windows import history_push, new_history
+from risingbandits.policies.machinery.windows import history_push, new_history
 
 
 def estimate(rewards: np.ndarray) -> float:

@@ -1,4 +1,5 @@
-"""The policies' own generator (risingbandits.policies.rng): distributions and determinism."""
+"""The policies' own generator (risingbandits.policies.machinery.rng): distributions and
+determinism."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from risingbandits.policies.rng import rng_below, rng_beta, rng_gamma, rng_normal, rng_uniform
+from risingbandits.policies.machinery.rng import (
+    rng_below,
+    rng_beta,
+    rng_gamma,
+    rng_normal,
+    rng_uniform,
+)
 from risingbandits.seeding import policy_rng
 
 N = 40_000

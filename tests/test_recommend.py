@@ -8,7 +8,7 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.kernel import _KERNELS, _default_recommend
+from risingbandits.policies.machinery.kernel import _KERNELS, _default_recommend
 from risingbandits.seeding import reward_key
 
 # arm 0 blooms late (0.1, 0.2, 0.6, 0.9), arm 1 stays at 0.5

@@ -19,6 +19,7 @@ from risingbandits.analysis.stats import MeanCI
 from risingbandits.experiments import Store, parse_spec
 from risingbandits.instances import Noise
 from risingbandits.instances.families import IMDB_ALL_ARMS, family_size, instance_ids
+from risingbandits.modelselect import DEFAULT_POLICY
 from risingbandits.policies import POLICIES, make_policy
 from risingbandits.reproduce import reproduce
 from risingbandits.reproduce.claims import ci_text
@@ -27,6 +28,8 @@ from risingbandits.reproduce.settings import (
     EXTRA_POLICIES,
     FULL,
     HELDOUT_FAMILIES,
+    HELDOUT_NAME,
+    HELDOUT_POLICY,
     HELDOUT_SWEEPS,
     HELDOUT_SYNTHETIC,
     PAPER_POLICIES,
@@ -39,6 +42,7 @@ from risingbandits.reproduce.settings import (
 )
 
 EVERY = (*PAPER_POLICIES, *EXTRA_POLICIES)
+HELDOUT_HEADING = f"Held-out evaluation of {HELDOUT_NAME}, the default policy"
 PRESETS = {
     "select-imdb": "imdb",
     "select-imdb29": "imdb",
@@ -86,7 +90,8 @@ def test_sweeps_run_every_policy_on_held_out_instances(size: Size, imdb_curves_d
             assert len(arms) == (29 if name.endswith("29") else 7)
     assert FULL.lcdb_instances == family_size("lcdb-v1", split="test") == 70
     assert set(IMDB_ALL_ARMS) == set(np.load(imdb_curves_dir / "curves.npz").files)
-    assert set(EVERY) <= set(POLICIES) and "ace-ucb" in EXTRA_POLICIES
+    assert set(EVERY) <= set(POLICIES) and {"ace-ucb", HELDOUT_POLICY} <= set(EXTRA_POLICIES)
+    assert HELDOUT_POLICY == DEFAULT_POLICY  # the held-out evaluation judges the default
 
 
 def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
@@ -150,7 +155,7 @@ def made(out: Path, names: tuple[str, ...]) -> list[str]:
 def test_the_report_names_every_policy_in_every_table(reproduction_quick: Path) -> None:
     for heading in (
         "Online model selection: which policy for which budget",
-        "Held-out evaluation of ACE-UCB",
+        HELDOUT_HEADING,
     ):
         text = section(reproduction_quick, heading)
         for label in EVERY:
@@ -169,7 +174,8 @@ def test_leads_are_the_lowest_means_with_paired_intervals(
         values = store_values(reproduction_quick, x["setting"])
         budget = budget_of(x)
         means = {p: column(values, p, budget, x["metric"]).mean() for p in EVERY}
-        order = sorted(EVERY, key=lambda p: means[p])  # spec order breaks ties, as the report
+        # equal means: the default first, then spec order, as the report
+        order = sorted(EVERY, key=lambda p: (means[p], p != HELDOUT_POLICY))
         assert [x["best"], x["runner_up"]] == order[:2]
         best, runner = (column(values, p, budget, x["metric"]) for p in order[:2])
         margin = paired(runner, best)
@@ -233,8 +239,8 @@ def test_heldout_verdicts_agree_with_the_means(
 ) -> None:
     cells = report["heldout"]["cells"]
     ran = made(reproduction_quick, HELDOUT_SWEEPS)
-    per_arm = [n for n in ran if n.endswith("-arm")]
-    assert len(cells) == 3 * (len(ran) - len(per_arm)) + 6 * len(per_arm)
+    three = [n for n in ran if n.startswith("heldout-") and not n.endswith("-arm")]
+    assert len(cells) == 3 * len(three) + 6 * (len(ran) - len(three))  # every budget of each
     for c in cells:
         values = store_values(reproduction_quick, c["setting"])
         budget = budget_of(c)
@@ -243,32 +249,37 @@ def test_heldout_verdicts_agree_with_the_means(
             ("final_gap", "best_other_final_gap", "final_gap_difference"),
         ):
             means = {p: column(values, p, budget, metric).mean() for p in EVERY}
-            others = [p for p in EVERY if p != "ace-ucb"]
+            others = [p for p in EVERY if p != HELDOUT_POLICY]
             assert c[rival] == min(others, key=lambda p: means[p])
-            ace, other = (
-                column(values, "ace-ucb", budget, metric),
+            own, other = (
+                column(values, HELDOUT_POLICY, budget, metric),
                 column(values, c[rival], budget, metric),
             )
-            d = paired(ace, other)
+            d = paired(own, other)
             assert close(c[diff], d) and d[1] <= d[0] <= d[2]
-            assert d[0] == pytest.approx(means["ace-ucb"] - means[c[rival]], abs=1e-9)
+            assert d[0] == pytest.approx(means[HELDOUT_POLICY] - means[c[rival]], abs=1e-9)
+        gaps = {p: column(values, p, budget, "final_gap").mean() for p in EVERY}
         regret = {p: column(values, p, budget, "regret").mean() for p in EVERY}
-        assert c["a"] == (min(regret, key=lambda p: regret[p]) == "ace-ucb")
-        assert c["b"] == (c["final_gap_difference"]["ci_low"] <= 0)
-        assert c["regret_ratio"] == pytest.approx(
-            regret["ace-ucb"] / regret[c["best_other_regret"]]
+        assert c["a"] == (c["final_gap_difference"]["ci_low"] <= 0)
+        synthetic = c["setting"].startswith("heldout-")
+        lowest = regret[HELDOUT_POLICY] <= min(regret.values())
+        assert c["b"] == (lowest if synthetic else None)  # (b) is judged on synthetic cells
+        assert c["final_gap_difference"]["mean"] == pytest.approx(
+            gaps[HELDOUT_POLICY] - gaps[c["best_other_final_gap"]], abs=1e-12
         )
-    text = section(reproduction_quick, "Held-out evaluation of ACE-UCB")
-    rows = [line for line in text.splitlines() if re.match(r"\| .* \| \*\*(yes|no)\*\* \|", line)]
+    text = section(reproduction_quick, HELDOUT_HEADING)
+    mark = r"\*\*(yes|no|-)\*\*"
+    rows = [line for line in text.splitlines() if re.match(rf"\| .* \| {mark} \|", line)]
     assert len(rows) == len(cells)
+    shown = {True: "yes", False: "no", None: "-"}
     for line, c in zip(rows, cells, strict=True):
-        marks = re.findall(r"\*\*(yes|no)\*\*", line)
-        assert marks == ["yes" if c["a"] else "no", "yes" if c["b"] else "no"]
-    a, b = sum(c["a"] for c in cells), sum(c["b"] for c in cells)
-    both = sum(c["a"] and c["b"] for c in cells)
+        assert re.findall(mark, line) == [shown[c["a"]], shown[c["b"]]]
+    a = sum(c["a"] for c in cells)
+    judged = [c for c in cells if c["b"] is not None]
+    b = sum(c["b"] for c in judged)
     n = len(cells)
-    assert f"(a) holds in {a} of {n} cells, (b) in {b} of {n}, both in {both} of {n}" in text
-    assert ("is **met**" in text) == (both == n)
+    assert f"(a) holds in {a} of {n} cells, (b) in {b} of {len(judged)} synthetic cells" in text
+    assert ("is **met**" in text) == (a == n and b == len(judged))
 
 
 def test_heldout_rows_come_from_held_out_instances_only(reproduction_quick: Path) -> None:
@@ -283,8 +294,8 @@ def test_heldout_rows_come_from_held_out_instances_only(reproduction_quick: Path
             assert ids <= test and not ids & dev
         elif name.startswith("select-live"):
             assert all(int(i.rsplit("/", 1)[1]) % 8 >= 4 for i in ids), ids  # seeds 4-7: test
-    text = section(reproduction_quick, "Held-out evaluation of ACE-UCB")
-    assert "generator seed 1" in text and "split test" in text and "docs/ace-ucb-tuning.md" in text
+    text = section(reproduction_quick, HELDOUT_HEADING)
+    assert "generator seed 1" in text and "split test" in text and "docs/hace-ucb-tuning.md" in text
 
 
 def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:

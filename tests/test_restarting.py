@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from risingbandits.policies import make_policy
-from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.policies.restarting import sample_index
+from risingbandits.policies.machinery.kernel import select_one, update_one
+from risingbandits.policies.nonstationary.restarting import sample_index
 from risingbandits.seeding import policy_rng
 
 # -- Rexp3 -------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.policies.rng import rng_normal
+from risingbandits.policies.machinery.kernel import select_one, update_one
+from risingbandits.policies.machinery.rng import rng_normal
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import policy_rng, reward_key
 from test_conformance import online_arms

@@ -18,10 +18,14 @@ from scipy import integrate, optimize, special, stats
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.policies.kl_index import bernoulli_kl, kl_ucb_bernoulli
-from risingbandits.policies.round_window import new_round_window, window_push, window_rounds
-from risingbandits.policies.sliding_window import binarise
+from risingbandits.policies.machinery.kernel import select_one, update_one
+from risingbandits.policies.machinery.kl_index import bernoulli_kl, kl_ucb_bernoulli
+from risingbandits.policies.machinery.round_window import (
+    new_round_window,
+    window_push,
+    window_rounds,
+)
+from risingbandits.policies.nonstationary.sliding_window import binarise
 from risingbandits.seeding import policy_rng
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
-from risingbandits.policies.kernel import select_one, update_one
+from risingbandits.policies.machinery.kernel import select_one, update_one
 from risingbandits.seeding import policy_rng
 from test_rising_baselines import feed
 

@@ -13,7 +13,7 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy
-from risingbandits.policies.trace import TRACE_KINDS, Trace
+from risingbandits.policies.machinery.trace import TRACE_KINDS, Trace
 from risingbandits.seeding import reward_key
 
 NAMES = sorted(POLICIES)

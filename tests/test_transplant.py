@@ -10,9 +10,9 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy
-from risingbandits.policies.kernel import select_one, update_one
-from risingbandits.policies.round_window import new_round_window, window_push
-from risingbandits.policies.transplant import arm_plan, transplant
+from risingbandits.policies.machinery.kernel import select_one, update_one
+from risingbandits.policies.machinery.round_window import new_round_window, window_push
+from risingbandits.policies.machinery.transplant import arm_plan, transplant
 from risingbandits.seeding import policy_rng, reward_key
 
 NAMES = sorted(POLICIES)

@@ -21,7 +21,7 @@ import numpy as np
 
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
-from risingbandits.policies.trace import Trace
+from risingbandits.policies.machinery.trace import Trace
 from risingbandits.rewards import draw_run_rewards
 from risingbandits.seeding import SeedLike, reward_key
 from risingbandits.simulate import check_trace_every, simulate

@@ -1,8 +1,8 @@
 """Seeds: every random number of a run comes from one ``numpy.random.SeedSequence``.
 
 A run seed is split into two independent children: one gives the key of the policy's own
-generator (tie-breaks, posterior samples; :mod:`risingbandits.policies.rng`); the other gives the
-64-bit key of the environment's counter-based rewards (see :mod:`risingbandits.rewards`).
+generator (tie-breaks, posterior samples; :mod:`risingbandits.policies.machinery.rng`); the other
+gives the 64-bit key of the environment's counter-based rewards (see :mod:`risingbandits.rewards`).
 The derivation is the same for the compiled simulator and the online object, so a seed means
 the same run everywhere.
 """

@@ -20,14 +20,14 @@ import numpy as np
 from risingbandits._jit import borrow, called_helper, jit
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
-from risingbandits.policies.kernel import (
+from risingbandits.policies.machinery.kernel import (
     policy_recommend,
     policy_select,
     policy_update,
     trace_view,
 )
+from risingbandits.policies.machinery.trace import Trace
 from risingbandits.policies.registry import make_policy
-from risingbandits.policies.trace import Trace
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import SeedLike, as_seed_sequence, policy_rng, reward_key

@@ -4,7 +4,7 @@ A candidate keeps its index (its position in :attr:`Candidates.names`) for the w
 candidate gets the next index, a retired one keeps its own, and nothing is renumbered for the
 user. The policy only knows the *active* candidates, as arms 0..K-1 in the order of their
 indices (``slots``); retiring a candidate removes its arm, adding one appends an arm
-(:mod:`~risingbandits.policies.transplant`).
+(:mod:`~risingbandits.policies.machinery.transplant`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.policies.checkpoint import integer, refuse
+from risingbandits.policies.machinery.checkpoint import integer, refuse
 
 NEW_CANDIDATE_PULLS = 2
 """Forced first pulls of a candidate added during a run. Two scores are the fewest from which a

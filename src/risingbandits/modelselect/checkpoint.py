@@ -10,7 +10,7 @@ candidate changes).
 
 Every field is checked before anything is built from it, one ``ValueError`` line naming the
 field (the selector's own fields by :func:`check_selector_fields`, the candidates, history and
-trace by their ``restore``, the policy's run by :func:`~risingbandits.policies.checkpoint.
+trace by their ``restore``, the policy's run by :func:`~risingbandits.policies.machinery.checkpoint.
 check_checkpoint`). Files are written to a uniquely named part file beside the target and
 renamed into place, so a crash never leaves half a checkpoint and concurrent saves do not
 collide (the last rename wins).
@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from risingbandits.policies.capacity import MAX_HORIZON
-from risingbandits.policies.checkpoint import integer, number, refuse
+from risingbandits.policies.machinery.capacity import MAX_HORIZON
+from risingbandits.policies.machinery.checkpoint import integer, number, refuse
 
 FORMAT = "risingbandits.modelselect/3"
 _FAMILY = "risingbandits.modelselect/"

@@ -17,7 +17,7 @@ import numpy as np
 
 from risingbandits.modelselect.pending import FANTASY_WINDOW
 from risingbandits.modelselect.scores import UNIT, rescale
-from risingbandits.policies.checkpoint import integer, refuse
+from risingbandits.policies.machinery.checkpoint import integer, refuse
 
 
 class ScoreHistory:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from risingbandits.modelselect.candidates import increasing_indices
-from risingbandits.policies.checkpoint import inflate, integer, refuse
-from risingbandits.policies.online import encode_state
-from risingbandits.policies.trace import Trace
+from risingbandits.policies.machinery.checkpoint import inflate, integer, refuse
+from risingbandits.policies.machinery.online import encode_state
+from risingbandits.policies.machinery.trace import Trace
 
 
 class SelectionTrace:
@@ -41,7 +41,7 @@ class SelectionTrace:
         self.rows.append((round_, candidate, tuple(slots), scores, terms))
 
     def trace(self, n_candidates: int, term_names: tuple[str, ...]) -> Trace:
-        """The rows as a one-seed :class:`~risingbandits.policies.trace.Trace` over all
+        """The rows as a one-seed :class:`~risingbandits.policies.machinery.trace.Trace` over all
         ``n_candidates`` candidates (``arms`` holds candidate indices)."""
         n_rows = len(self.rows)
         index = np.full((1, n_rows, n_candidates), np.nan)

@@ -15,7 +15,7 @@ with pulls in flight it selects on a copy of its state to which each pull in fli
 with a fantasy score (the candidate's recent mean). Scores may arrive in any order (pulls of one
 candidate are matched first in, first out); each enters the policy's real state as it arrives,
 after the kernel's ``select`` was re-run on that state when the pull had been chosen on a copy
-(:meth:`~risingbandits.policies.online.OnlineRun.update_late`). ``select(available=...)``
+(:meth:`~risingbandits.policies.machinery.online.OnlineRun.update_late`). ``select(available=...)``
 restricts the choice (e.g. to paused trials): an unavailable choice counts as one more pull in
 flight and the policy is asked again, at most :data:`MAX_REDIRECTS` times, then the available
 candidate it ranked highest is taken. Everything is deterministic given the seed and the order
@@ -25,19 +25,19 @@ The budget T counts training steps: a ``select`` beyond T minus the steps starte
 so each step is spent exactly once (:meth:`~ModelSelector.cancel` gives back a step that will
 never report). :meth:`~ModelSelector.set_budget`, :meth:`~ModelSelector.add_candidate` and
 :meth:`~ModelSelector.retire` move the policy's run state to the new size
-(:mod:`~risingbandits.policies.transplant`): the horizon-aware policies replan for the new T, a
-new candidate first gets :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS`
+(:mod:`~risingbandits.policies.machinery.transplant`): the horizon-aware policies replan for the
+new T, a new candidate first gets :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS`
 forced pulls, and no candidate is ever renumbered.
 
 Noise: for a policy with a ``sigma`` the default is ``sigma="estimate"``, an online estimate
-from the scores themselves (:mod:`risingbandits.policies.noise_level`), unless ``params`` set
-sigma or a ``preset`` is given; ``sigma="auto"`` uses ``noise_proxy`` (default 0.5: a score in
+from the scores themselves (:mod:`risingbandits.policies.machinery.noise_level`), unless ``params``
+set sigma or a ``preset`` is given; ``sigma="auto"`` uses ``noise_proxy`` (default 0.5: a score in
 [0, 1] is 1/2-sub-Gaussian by Hoeffding's lemma, valid whatever its distribution but wide).
 A configured :class:`~risingbandits.policies.base.Policy` is used as given.
 
 Memory follows the work, not the budget: the policy's run state holds the steps reported so far
-and grows by doubling (:mod:`~risingbandits.policies.capacity`), so a budget of 10^11 steps costs
-nothing until it is spent, and a checkpoint is as small as the run.
+and grows by doubling (:mod:`~risingbandits.policies.machinery.capacity`), so a budget of 10^11
+steps costs nothing until it is spent, and a checkpoint is as small as the run.
 
 Checkpoints (:meth:`~ModelSelector.save`, :meth:`~ModelSelector.load`,
 :mod:`~risingbandits.modelselect.checkpoint`) hold everything, pulls in flight included: a
@@ -67,19 +67,18 @@ from risingbandits.modelselect.pending import PullsInFlight, fantasy_score
 from risingbandits.modelselect.scores import checked_metrics, parse_score_range, unit_score
 from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
-from risingbandits.policies.capacity import MAX_HORIZON
-from risingbandits.policies.checkpoint import check_fields, integer, refuse
-from risingbandits.policies.online import OnlineRun
+from risingbandits.policies.machinery.capacity import MAX_HORIZON
+from risingbandits.policies.machinery.checkpoint import check_fields, integer, refuse
+from risingbandits.policies.machinery.online import OnlineRun
+from risingbandits.policies.machinery.trace import Trace
 from risingbandits.policies.registry import make_policy, policy_class, policy_from_dict
-from risingbandits.policies.trace import Trace
 
-DEFAULT_POLICY = "ace-ucb"
+DEFAULT_POLICY = "hace-ucb"
 """The policy a :class:`ModelSelector` uses when none is given (and the Ray Tune scheduler, the
-Optuna helper and ``risingbandits select``): the winner of the held-out evaluation on real
-learning curves (``risingbandits reproduce modelselection``; IMDB with 7 and 29 learners and the
-lcdb-v1 test split, 5-100% of each full budget): the lowest mean final-model gap in 11 of 18
-(setting, budget) cells and the lowest mean regret in 13 of 18, where no other policy leads in
-more than 5 (docs/reproduction/report.md, "Online model selection")."""
+Optuna helper and ``risingbandits select``): HACE-UCB (issue 21), successive halving rounds
+while the budget per candidate is small, then ACE-UCB on the survivors; chosen on development
+instances and judged once on held-out ones at every budget from 4 pulls per candidate to the
+full horizon (``risingbandits reproduce heldout``; README "Which policy should I use")."""
 DEFAULT_NOISE_PROXY = 0.5
 MAX_REDIRECTS = 3
 """Times the policy is asked again when it chooses an unavailable candidate."""
@@ -384,8 +383,8 @@ class ModelSelector:
 
     def trace(self) -> Trace:
         """What each ``select`` ranked the candidates by (needs ``trace=True``): a one-seed
-        :class:`~risingbandits.policies.trace.Trace` over all candidates, NaN where one was
-        not active, ``arms`` holding candidate indices."""
+        :class:`~risingbandits.policies.machinery.trace.Trace` over all candidates, NaN where one
+        was not active, ``arms`` holding candidate indices."""
         if self._trace is None:
             raise ValueError("no trace was recorded: create the selector with trace=True")
         return self._trace.trace(len(self._candidates.names), self._policy.trace_terms)

@@ -29,12 +29,13 @@ POLICY_COLOURS: dict[str, str] = {
     "rexp3": "#bcbd22",
     "ser4": "#7f7f7f",
     "ucb1": "#000000",
-    # the fixed-budget methods in light tones, ACE-UCB in navy
+    # the fixed-budget methods in light tones, ACE-UCB in navy, HACE-UCB (the default) in magenta
     "successive-halving": "#6baed6",
     "successive-rejects": "#74c476",
     "r-sr": "#c5b0d5",
     "r-ucbe": "#c49c94",
     "ace-ucb": "#08306b",
+    "hace-ucb": "#e7298a",
     # Optuna's pruners (run by Optuna itself) in warm tones
     "optuna-sh": "#e6550d",
     "optuna-hyperband": "#a63603",

@@ -1,5 +1,5 @@
-"""Figures comparing every policy across budgets (model selection) and ACE-UCB against the best
-other policy cell by cell (the held-out evaluation)."""
+"""Figures comparing every policy across budgets (model selection) and the default policy
+against the best other policy cell by cell (the held-out evaluation)."""
 
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ def plot_budget_overview(
     return save(fig, path, dpi)
 
 
-def plot_ratio_map(
-    ratios: np.ndarray,
+def plot_difference_map(
+    values: np.ndarray,
     marks: Sequence[Sequence[str]],
     rows: Sequence[str],
     columns: Sequence[str],
@@ -64,20 +64,19 @@ def plot_ratio_map(
     path: Path,
     dpi: int = DPI,
 ) -> Path:
-    """A heat map of ratios (log colour scale centred on 1: green below, red above) with each
-    cell's ratio and its ``marks`` text written in it."""
-    fig, ax = plt.subplots(figsize=(2.0 + 2.2 * len(columns), 1.2 + 0.75 * len(rows)))
-    finite = ratios[np.isfinite(ratios) & (ratios > 0)]
-    span = max(2.0, float(np.max(np.abs(np.log2(finite))))) if finite.size else 2.0
-    image = ax.imshow(np.log2(ratios), cmap="RdYlGn_r", vmin=-span, vmax=span, aspect="auto")
+    """A heat map of differences (a linear colour scale centred on 0: green below, red above)
+    with each cell's value and its ``marks`` text written in it (NaN: an empty cell)."""
+    fig, ax = plt.subplots(figsize=(2.0 + 1.9 * len(columns), 1.2 + 0.75 * len(rows)))
+    finite = values[np.isfinite(values)]
+    span = float(np.max(np.abs(finite))) if finite.size and np.any(finite != 0) else 1.0
+    image = ax.imshow(values, cmap="RdYlGn_r", vmin=-span, vmax=span, aspect="auto")
     ax.set_xticks(np.arange(len(columns)), columns, fontsize=8)
     ax.set_yticks(np.arange(len(rows)), rows, fontsize=8)
     for i in range(len(rows)):
         for j in range(len(columns)):
-            text = f"{ratios[i, j]:.2f}\n{marks[i][j]}" if np.isfinite(ratios[i, j]) else "-"
+            text = f"{values[i, j]:+.4f}\n{marks[i][j]}" if np.isfinite(values[i, j]) else "-"
             ax.text(j, i, text, ha="center", va="center", fontsize=7)
-    bar = fig.colorbar(image, ax=ax)
-    bar.set_label("log2 ratio")
+    fig.colorbar(image, ax=ax)
     ax.set_title(title, fontsize=9)
     return save(fig, path, dpi)
 

@@ -1,8 +1,6 @@
 """Bandit policies: CURE-UCB, its deterministic variant and reference policies."""
 
 from risingbandits.policies.base import Param, Policy
-from risingbandits.policies.classic import UCB1
-from risingbandits.policies.cure import CureUCB, CureUCBDet
 from risingbandits.policies.registry import (
     POLICIES,
     make_policy,
@@ -10,6 +8,8 @@ from risingbandits.policies.registry import (
     policy_class,
     policy_from_dict,
 )
+from risingbandits.policies.rising.cure import CureUCB, CureUCBDet
+from risingbandits.policies.stationary.classic import UCB1
 
 __all__ = [
     "POLICIES",

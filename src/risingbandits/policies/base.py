@@ -1,10 +1,11 @@
 """Policies: hyper-parameters, validation, presets and the online select/update object.
 
 A :class:`Policy` holds only its hyper-parameters (like a scikit-learn estimator). Its
-algorithm is a compiled kernel (see :mod:`risingbandits.policies.kernel`) over a run state that
+algorithm is a compiled kernel (see :mod:`risingbandits.policies.machinery.kernel`) over a run
+state that
 :meth:`Policy.init_state` builds; the simulator runs that kernel in a compiled loop and the
 online methods (:meth:`Policy.reset`, :meth:`Policy.select`, :meth:`Policy.update`) call the very
-same kernel one step at a time (:mod:`risingbandits.policies.online`).
+same kernel one step at a time (:mod:`risingbandits.policies.machinery.online`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from risingbandits.policies.capacity import MAX_HORIZON
-from risingbandits.policies.checkpoint import check_checkpoint
-from risingbandits.policies.noise_level import NoiseLevel, new_noise_level
-from risingbandits.policies.online import OnlineRun
-from risingbandits.policies.trace import Trace
+from risingbandits.policies.machinery.capacity import MAX_HORIZON
+from risingbandits.policies.machinery.checkpoint import check_checkpoint
+from risingbandits.policies.machinery.noise_level import NoiseLevel, new_noise_level
+from risingbandits.policies.machinery.online import OnlineRun
+from risingbandits.policies.machinery.trace import Trace
 from risingbandits.seeding import SeedLike, policy_rng
 
 
@@ -125,7 +126,8 @@ class Param:
 
 def sigma_param(doc: str, default: float | str = 0.1) -> Param:
     """The noise level of a policy's confidence terms: a number, ``auto`` (the instance's
-    sub-Gaussian proxy) or ``estimate`` (online, :mod:`~risingbandits.policies.noise_level`)."""
+    sub-Gaussian proxy) or ``estimate`` (online,
+    :mod:`~risingbandits.policies.machinery.noise_level`)."""
     return Param("sigma", default, doc, low=0.0, special=("auto", "estimate"))
 
 
@@ -157,8 +159,8 @@ class Policy:
     """Names of the terms of the value each arm is ranked by (``state.terms`` columns)."""
     trace_kind: ClassVar[str] = "index"
     """How the choice follows from the trace: a key of
-    :data:`~risingbandits.policies.trace.TRACE_KINDS` (sampling and elimination policies must
-    say so; the trace tests check the rule of each kind)."""
+    :data:`~risingbandits.policies.machinery.trace.TRACE_KINDS` (sampling and elimination policies
+    must say so; the trace tests check the rule of each kind)."""
 
     def __init__(self, preset: str | None = None, **params: Any) -> None:
         spec = {p.name: p for p in self.params_spec}
@@ -239,8 +241,8 @@ class Policy:
         ``noise_proxy`` is the instance's sub-Gaussian proxy, used by ``sigma="auto"``.
         ``capacity``: the pulls per arm (and rounds of a round window) the state holds, at most
         T (None: T, the simulator's whole run; an online run grows it,
-        :mod:`~risingbandits.policies.capacity`). Only arrays whose size would follow T may
-        follow the capacity; parameters derived from T (a window tau, a schedule) do not.
+        :mod:`~risingbandits.policies.machinery.capacity`). Only arrays whose size would follow T
+        may follow the capacity; parameters derived from T (a window tau, a schedule) do not.
         """
         raise NotImplementedError
 
@@ -316,12 +318,13 @@ class Policy:
 
     def recommend(self) -> int:
         """The arm this policy would deploy if the budget ended now (see
-        :func:`~risingbandits.policies.kernel.most_pulled` for the default rule)."""
+        :func:`~risingbandits.policies.machinery.kernel.most_pulled` for the default rule)."""
         return self._online().recommend()
 
     def trace(self) -> Trace:
         """What each ``select`` of this run ranked the arms by (a one-seed
-        :class:`~risingbandits.policies.trace.Trace`; needs ``reset(..., trace=True)``)."""
+        :class:`~risingbandits.policies.machinery.trace.Trace`; needs ``reset(...,
+        trace=True)``)."""
         return self._online().trace(self.trace_terms)
 
     def state_dict(self) -> dict[str, Any]:
@@ -335,7 +338,7 @@ class Policy:
     def load_state_dict(self, data: Mapping[str, Any]) -> Policy:
         """Restore an online run saved by :meth:`state_dict` (same policy and parameters); a
         checkpoint that does not fit is refused with one line
-        (:func:`~risingbandits.policies.checkpoint.check_checkpoint`)."""
+        (:func:`~risingbandits.policies.machinery.checkpoint.check_checkpoint`)."""
         saved = data.get("policy") if isinstance(data, Mapping) else None
         if saved != json.loads(json.dumps(self.to_dict())):
             shown = repr(saved) if len(repr(saved)) <= 80 else repr(saved)[:77] + "..."
@@ -357,8 +360,8 @@ class Policy:
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:
-    """K >= 2 arms and a horizon T in 1..:data:`~risingbandits.policies.capacity.MAX_HORIZON`
-    (one clear line otherwise)."""
+    """K >= 2 arms and a horizon T in
+    1..:data:`~risingbandits.policies.machinery.capacity.MAX_HORIZON` (one clear line otherwise)."""
     if isinstance(n_arms, bool) or not isinstance(n_arms, int | np.integer) or n_arms < 2:
         raise ValueError(f"n_arms={n_arms!r} is not allowed: use an integer >= 2")
     if (

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from risingbandits.policies import budget, restarting, rising, sliding_window
-from risingbandits.policies.ace import AceUCB
+from risingbandits.policies import budget, rising
 from risingbandits.policies.base import Policy
-from risingbandits.policies.classic import UCB1
-from risingbandits.policies.cure import CureUCB, CureUCBDet
+from risingbandits.policies.nonstationary import restarting, sliding_window
+from risingbandits.policies.rising.ace import AceUCB
+from risingbandits.policies.rising.cure import CureUCB, CureUCBDet
+from risingbandits.policies.rising.hace import HaceUCB
+from risingbandits.policies.stationary.classic import UCB1
 
 _CLASSES: tuple[type[Policy], ...] = (
     CureUCB,
@@ -18,6 +20,7 @@ _CLASSES: tuple[type[Policy], ...] = (
     *restarting.POLICY_CLASSES,
     *budget.POLICY_CLASSES,
     AceUCB,
+    HaceUCB,
     CureUCBDet,
     UCB1,
 )

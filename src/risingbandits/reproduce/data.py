@@ -25,7 +25,7 @@ from risingbandits.analysis.ranks import complete_units, unit_ranks
 from risingbandits.analysis.stats import MeanCI, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
 from risingbandits.experiments.store import Store, StoreError
-from risingbandits.reproduce.settings import RANK_HORIZONS, display_name
+from risingbandits.reproduce.settings import HELDOUT_POLICY, RANK_HORIZONS, display_name
 
 Curves = dict[str, dict[int, MeanCI]]
 
@@ -90,9 +90,14 @@ class Results:
         return mean_ci(values[other, horizon] - values[better, horizon])
 
     def order(self, horizon: int, metric: str = "regret") -> list[str]:
-        """Labels from the lowest mean to the highest (of ``metric``)."""
+        """Labels from the lowest mean to the highest (of ``metric``); equal means put the
+        library's default first (HACE-UCB makes ACE-UCB's or Successive Halving's very choices
+        in its two regimes: the tie is exact), then the spec's order."""
         values = self.values(metric)
-        return sorted(self.labels, key=lambda p: float(values[p, horizon].mean()))
+        return sorted(
+            self.labels,
+            key=lambda p: (float(values[p, horizon].mean()), p != HELDOUT_POLICY),
+        )
 
     def renamed(self, names: Mapping[str, str]) -> Results:
         """The same results with labels renamed (``{old: new}``), e.g. a variant standing in

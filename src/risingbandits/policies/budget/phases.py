@@ -17,10 +17,10 @@ eps = 0 with min_window w the last w rewards (Successive Halving's fixed window)
 
 Speed (measured with Numba 0.68 on the 2-core VM, K = 5): the update reads no field of the
 policy's generator ``rng`` and hands no history tuple to a helper; doing either (or drawing the
-rejection tie through :func:`~risingbandits.policies.common.lowest_active`) halved the compiled
-step rate, from about 9-10 M to 5 M steps/s, through reference counting Numba could not remove.
-Rejection ties therefore draw from ``ties``, a generator of the state keyed from the policy's
-own in round 1.
+rejection tie through :func:`~risingbandits.policies.machinery.common.lowest_active`) halved the
+compiled step rate, from about 9-10 M to 5 M steps/s, through reference counting Numba could not
+remove. Rejection ties therefore draw from ``ties``, a generator of the state keyed from the
+policy's own in round 1.
 """
 
 from __future__ import annotations
@@ -31,19 +31,24 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import Policy
-from risingbandits.policies.capacity import held
-from risingbandits.policies.checkpoint import RunFacts, check_within, register_state_check
-from risingbandits.policies.common import (
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.checkpoint import RunFacts, check_within, register_state_check
+from risingbandits.policies.machinery.common import (
     best_active,
     lowest_active,
     lowest_ties,
     nth_tied,
     show_active,
 )
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.rng import rng_below, rng_next
-from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
-from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.rng import rng_below, rng_next
+from risingbandits.policies.machinery.transplant import ArmPlan, carry_fields, register_transplant
+from risingbandits.policies.machinery.windows import (
+    ArmHistory,
+    floor_fraction,
+    history_push,
+    new_history,
+)
 
 
 class PhaseState(NamedTuple):
@@ -106,17 +111,18 @@ def _select(state: PhaseState, t: int, rng: np.ndarray) -> int:
     return lowest_active(state.active, state.hist.counts, rng, state.tie_first)
 
 
-def _update(state: PhaseState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
-    history_push(state.hist, arm, reward)
-    n = state.hist.counts[arm]
-    state.values[arm] = recent_mean(state.hist.prefix, arm, n, state.eps, state.min_window)
+@helper
+def end_phases(state: Any, n: int) -> None:
+    """After a pull that gave the pulled arm ``n`` pulls: end every phase whose target all
+    survivors reached, rejecting the arms with the lowest statistic down to its ``keep``
+    (``state``: a :class:`PhaseState` or a state with its phase fields, HACE-UCB's). Within a
+    phase the pulled arm had the fewest pulls: a phase can only end when it reaches the target,
+    so the O(K) check runs once per arm and phase."""
     p = state.phase[0]
-    # Within a phase the pulled arm had the fewest pulls: the phase can only end when it
-    # reaches the target, so the O(K) check below runs once per arm and phase.
     if p >= state.targets.shape[0] or n < state.targets[p]:
         return
     active, values = state.active, state.values
-    while p < state.targets.shape[0]:  # end every phase whose target all survivors reached
+    while p < state.targets.shape[0]:
         alive = 0
         for i in range(active.shape[0]):
             if active[i]:
@@ -133,6 +139,13 @@ def _update(state: PhaseState, arm: int, reward: float, t: int, rng: np.ndarray)
     state.phase[0] = p
 
 
+def _update(state: PhaseState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
+    history_push(state.hist, arm, reward)
+    n = state.hist.counts[arm]
+    state.values[arm] = recent_mean(state.hist.prefix, arm, n, state.eps, state.min_window)
+    end_phases(state, n)
+
+
 def _recommend(state: PhaseState, counts: np.ndarray, last: np.ndarray) -> int:
     return best_active(state.active, state.values)
 
@@ -140,24 +153,25 @@ def _recommend(state: PhaseState, counts: np.ndarray, last: np.ndarray) -> int:
 register_kernel(PhaseState, _select, _update, _recommend)
 
 
-def _carry_phases(fresh: PhaseState, old: PhaseState, plan: ArmPlan) -> PhaseState:
-    """Transplant rule (a changed budget or set of arms): the schedule is a parameter, so it
-    comes from the fresh state, re-derived for the new K and T; everything else is carried. The
-    current phase goes on under the new schedule (one already complete ends at the next pull
-    of an arm that reached its target); a new arm joins the survivors."""
+def schedule_from_fresh(fresh: Any, old: Any, plan: ArmPlan) -> Any:
+    """Transplant rule of a state with a phase schedule (a changed budget or set of arms): the
+    schedule is a parameter, so it comes from the fresh state, re-derived for the new K and T;
+    everything else is carried. The current phase goes on under the new schedule (one already
+    complete ends at the next pull of an arm that reached its target); a new arm joins the
+    survivors."""
     targets, keep = fresh.targets.copy(), fresh.keep.copy()
     return carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
 
 
-register_transplant(PhaseState, _carry_phases)
+register_transplant(PhaseState, schedule_from_fresh)
 
 
-def _check_phases(field: str, state: PhaseState, facts: RunFacts) -> None:
+def check_phase(field: str, state: Any, facts: RunFacts) -> None:
     """A saved phase indexes the schedule (P: the schedule is done)."""
     check_within(f"{field}.phase", state.phase, 0, state.targets.shape[0])
 
 
-register_state_check(PhaseState, _check_phases)
+register_state_check(PhaseState, check_phase)
 
 
 Schedule = tuple[list[int], list[int]]

@@ -11,13 +11,18 @@ import numpy as np
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
 from risingbandits.policies.budget.mussi import AUTHORS_EPS, PAPER, authors_presets
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
-from risingbandits.policies.projection import projected_mean
-from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
-from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import argmax_ties, round_robin, set_terms, show_forced
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_observe, noise_sigma
+from risingbandits.policies.machinery.projection import projected_mean
+from risingbandits.policies.machinery.transplant import ArmPlan, carry_fields, register_transplant
+from risingbandits.policies.machinery.windows import (
+    ArmHistory,
+    floor_fraction,
+    history_push,
+    new_history,
+)
 
 
 class UcbeState(NamedTuple):
@@ -154,7 +159,7 @@ class RisingUCBE(Policy):
     Parameters:
       eps: window fraction in (0, 1/2); 1/4 as in the authors' experiments (every preset).
       sigma: noise proxy; 0.1 as for the other baselines, "auto" (the instance's proxy) or
-        "estimate" (online, :mod:`~risingbandits.policies.noise_level`).
+        "estimate" (online, :mod:`~risingbandits.policies.machinery.noise_level`).
       a: exploration parameter; "auto" (default) = 10 ln(2 K T / delta)
         (:func:`auto_exploration`), which needs no knowledge of the instance. The authors set a
         with an oracle that knows the gaps at T: :func:`oracle_exploration` computes that value

@@ -1,5 +1,7 @@
-"""Policies of the rising family: R-ed-UCB (and its deterministic version), ET-SWGTS, and the
-reconstructions of TI-UCB and R-ed-AE (one module per algorithm)."""
+"""Policies of the rising family, one module per algorithm: CURE-UCB (and its deterministic
+version), this library's ACE-UCB and HACE-UCB (modules ``cure``, ``ace``, ``hace``, registered
+by the registry in the paper's order), R-ed-UCB (and its deterministic version), ET-SWGTS, and
+the reconstructions of TI-UCB and R-ed-AE."""
 
 from __future__ import annotations
 

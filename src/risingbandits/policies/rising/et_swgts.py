@@ -12,16 +12,21 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.rng import rng_normal
-from risingbandits.policies.round_window import (
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import argmax_ties, round_robin, set_terms, show_forced
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.rng import rng_normal
+from risingbandits.policies.machinery.round_window import (
     RoundWindow,
     new_round_window,
     window_push,
 )
-from risingbandits.policies.windows import ArmHistory, history_push, new_history, window_sum
+from risingbandits.policies.machinery.windows import (
+    ArmHistory,
+    history_push,
+    new_history,
+    window_sum,
+)
 
 
 class SwgtsState(NamedTuple):

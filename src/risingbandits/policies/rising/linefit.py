@@ -9,7 +9,7 @@ consecutive integers are closed forms.
 from __future__ import annotations
 
 from risingbandits._jit import helper
-from risingbandits.policies.windows import ArmHistory, weighted_window_sum, window_sum
+from risingbandits.policies.machinery.windows import ArmHistory, weighted_window_sum, window_sum
 
 
 @helper

@@ -11,12 +11,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import Param, Policy, sigma_param
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import best_active, lowest_active, show_active
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.noise_level import NoiseLevel, noise_observe, noise_sigma
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import best_active, lowest_active, show_active
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_observe, noise_sigma
+from risingbandits.policies.machinery.windows import ArmHistory, history_push, new_history
 from risingbandits.policies.rising.linefit import line_fit
-from risingbandits.policies.windows import ArmHistory, history_push, new_history
 
 
 class AeState(NamedTuple):

@@ -12,23 +12,28 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import (
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import (
     argmax_ties,
     round_robin,
     set_terms,
     show_forced,
 )
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.noise_level import (
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.noise_level import (
     NoiseLevel,
     new_noise_level,
     noise_observe,
     noise_sigma,
 )
-from risingbandits.policies.projection import projected_mean
-from risingbandits.policies.trace import finite_point
-from risingbandits.policies.windows import ArmHistory, floor_fraction, history_push, new_history
+from risingbandits.policies.machinery.projection import projected_mean
+from risingbandits.policies.machinery.trace import finite_point
+from risingbandits.policies.machinery.windows import (
+    ArmHistory,
+    floor_fraction,
+    history_push,
+    new_history,
+)
 
 
 class RedState(NamedTuple):
@@ -51,7 +56,7 @@ def red_index_terms(
     """(mu_hat_i(t), beta_i(t)) of B_i(t) with window h >= 1 (spec 3.2, closed form of 3.3).
 
     mu_hat = (1/h) sum_{l=N-h+1..N} [X(l) + (t - l)(X(l) - X(l-h))/h]
-    (:func:`~risingbandits.policies.projection.projected_mean` to round t);
+    (:func:`~risingbandits.policies.machinery.projection.projected_mean` to round t);
     beta = sigma (t - N + h - 1) sqrt(10 ln(1/delta) / h^3).
     """
     n = hist.counts[arm]

@@ -13,12 +13,17 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import argmax_ties, set_terms
-from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import argmax_ties, set_terms
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.trace import finite_point
+from risingbandits.policies.machinery.windows import (
+    ArmHistory,
+    history_push,
+    new_history,
+    window_sum,
+)
 from risingbandits.policies.rising.linefit import line_fit, line_predict
-from risingbandits.policies.trace import finite_point
-from risingbandits.policies.windows import ArmHistory, history_push, new_history, window_sum
 
 DETECTORS = ("drop", "slope-ratio", "none")
 NO_DETECTOR, DROP, SLOPE_RATIO = 0, 1, 2

@@ -12,10 +12,10 @@ from risingbandits.experiments.store import Store
 from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.reproduce.data import Results
 from risingbandits.reproduce.sections.common import Context
-from risingbandits.reproduce.settings import ACE, EXTRA_POLICIES
+from risingbandits.reproduce.settings import EXTRA_POLICIES, OWN_POLICIES
 
-STYLES = {p: "--" for p in EXTRA_POLICIES if p != ACE}
-"""Line styles: the fixed-budget methods and UCB1 dashed, ACE-UCB and the ten solid."""
+STYLES = {p: "--" for p in EXTRA_POLICIES if p not in OWN_POLICIES}
+"""Line styles: the fixed-budget methods and UCB1 dashed, the library's own and the ten solid."""
 
 
 @dataclass(frozen=True)

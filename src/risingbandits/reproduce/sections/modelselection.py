@@ -215,7 +215,7 @@ def selection_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
             "Every policy (the paper's ten with the presets of their setting: `imdb` on IMDB, "
             f"`{LCDB_PRESET}` on LCDB, whose accuracies carry a small Gaussian noise like the "
             "concave family's rewards; then successive halving, successive rejects, R-SR, "
-            "R-UCBE, UCB1 and ACE-UCB with their defaults) on "
+            "R-UCBE, UCB1, ACE-UCB and HACE-UCB with their defaults) on "
             "IMDB with the paper's 7 learners and with all 29 learning curves (Bernoulli "
             "rewards), and on the test split of lcdb-v1 (never used to tune anything), at 5% to "
             "100% of each instance's full budget (IMDB: T = 2,500 to 50,000; LCDB: each data "

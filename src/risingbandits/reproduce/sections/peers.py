@@ -69,7 +69,10 @@ class BedRows:
     def best_policy(self, cell: Cell) -> str:
         """The library policy with the lowest mean gap at the pruner's budget."""
         policies = [x for x in self.methods(cell) if x not in PRUNERS]
-        return min(policies, key=lambda x: float(self.values[(*cell, x)]["final_gap"].mean()))
+        return min(  # equal means: the default first (it is then the same run)
+            policies,
+            key=lambda x: (float(self.values[(*cell, x)]["final_gap"].mean()), x != DEFAULT_POLICY),
+        )
 
     def used(self, cell: Cell) -> float:
         return float(self.values[(*cell, cell[1])]["used"].mean())
@@ -120,7 +123,11 @@ def bed_table(title: str, rows: BedRows) -> Table:
                 ci_text(rows.gap(cell, DEFAULT_POLICY), digits),
                 ci_text(diff, digits),
                 _verdict(diff),
-                f"{best} {ci_text(rows.paired(cell, best), digits)}",
+                (
+                    f"{best} (the default itself)"
+                    if best == DEFAULT_POLICY
+                    else f"{best} {ci_text(rows.paired(cell, best), digits)}"
+                ),
                 _ms(rows.seconds(cell, pruner)),
                 _ms(rows.seconds(cell, DEFAULT_POLICY)),
             )

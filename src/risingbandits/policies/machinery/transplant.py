@@ -1,6 +1,6 @@
 """Carry a run state over to a new number of arms or a new horizon (a changing budget, an arm
-added or retired) or a larger capacity (:mod:`~risingbandits.policies.capacity`), generically
-for every policy.
+added or retired) or a larger capacity (:mod:`~risingbandits.policies.machinery.capacity`),
+generically for every policy.
 
 A run state is sized by K and T (or an online run's capacity), and some of its parameters
 derive from K and T (CURE-UCB's horizon, SW-UCB's window, Rexp3's restart period, Ser4's
@@ -16,11 +16,11 @@ from the old one:
   prefix-sum table grown for a longer budget or a larger capacity, or cut for a shorter one);
 * a piece whose arrays mean more than their shape says (arm indices as values, a ring buffer
   in time order) registers its own rule with :func:`register_transplant`, next to its
-  definition: the round window (:mod:`~risingbandits.policies.round_window`) and Ser4's round
-  order (:mod:`~risingbandits.policies.restarting`) do. A state array that stores arm indices
-  needs such a rule (retiring an arm renumbers the others), and a checkpoint check
-  (:func:`~risingbandits.policies.checkpoint.register_state_check`: kernels do not check
-  bounds).
+  definition: the round window (:mod:`~risingbandits.policies.machinery.round_window`) and Ser4's
+  round order (:mod:`~risingbandits.policies.nonstationary.restarting`) do. A state array that
+  stores arm indices needs such a rule (retiring an arm renumbers the others), and a checkpoint
+  check (:func:`~risingbandits.policies.machinery.checkpoint.register_state_check`: kernels do not
+  check bounds).
 
 Arms are only ever appended (``keep[j] = -1`` at the end) or removed, never reordered, and K and
 T do not change in the same call.

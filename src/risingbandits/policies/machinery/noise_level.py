@@ -97,8 +97,8 @@ def noise_sigma(level: NoiseLevel) -> float:
 
 def noise_observe(level: NoiseLevel, prefix: np.ndarray, arm: int, n: int) -> None:
     """Take the residual of ``arm``'s newest reward, its n-th (call after it entered the prefix
-    sums ``prefix``, an :class:`~risingbandits.policies.windows.ArmHistory`'s); nothing for a
-    given sigma. Kernels pass the history's arrays, not the history: a nested tuple handed
+    sums ``prefix``, an :class:`~risingbandits.policies.machinery.windows.ArmHistory`'s); nothing
+    for a given sigma. Kernels pass the history's arrays, not the history: a nested tuple handed
     down two levels keeps reference counting in the step (kernel.py, speed)."""
     if isinstance(level, EstimatedNoiseLevel):
         _observe(level.stats, prefix, arm, n)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
-from risingbandits.policies.rng import rng_uniform
+from risingbandits.policies.machinery.rng import rng_uniform
 
 
 class RestartClock(NamedTuple):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from risingbandits._jit import called_helper, helper
-from risingbandits.policies.rng import rng_below
+from risingbandits.policies.machinery.rng import rng_below
 
 
 @called_helper

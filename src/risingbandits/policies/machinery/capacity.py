@@ -4,11 +4,11 @@ A run state holds each arm's rewards in prefix-sum tables (:class:`~risingbandit
 windows.ArmHistory`, K x (C + 1)) and the last rounds in round windows (:class:`~risingbandits.
 policies.round_window.RoundWindow`, min(tau, C) slots). The simulator builds them for the whole
 horizon (C = T, ``init_state(..., capacity=None)``): it runs every round anyway. An online run
-(:class:`~risingbandits.policies.online.OnlineRun`) does not know how many rounds it will make
-(a model selector's budget of 10^11 steps may end after a thousand), so it starts at
+(:class:`~risingbandits.policies.machinery.online.OnlineRun`) does not know how many rounds it will
+make (a model selector's budget of 10^11 steps may end after a thousand), so it starts at
 :data:`INITIAL_CAPACITY` and, before an update would need more, moves its state into a fresh
-one of twice the capacity (:func:`~risingbandits.policies.transplant.transplant`, which copies
-the overlap of every non-arm axis). Memory then follows the pulls made: a history table holds
+one of twice the capacity (:func:`~risingbandits.policies.machinery.transplant.transplant`, which
+copies the overlap of every non-arm axis). Memory then follows the pulls made: a history table holds
 at most 4x the pulls of the most-pulled arm (plus 64), a round window at most 4x the rounds.
 
 Growth never changes a choice: a kernel only reads the prefix sums of pulls made, and a round
@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from risingbandits.policies.round_window import RoundWindow
-from risingbandits.policies.windows import ArmHistory
+from risingbandits.policies.machinery.round_window import RoundWindow
+from risingbandits.policies.machinery.windows import ArmHistory
 
 INITIAL_CAPACITY = 64
 """Pulls per arm (and rounds) a fresh online run holds: K x 65 floats per history table."""

@@ -12,17 +12,17 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy, sigma_param
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import argmax_ties, round_robin, show_forced
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.noise_level import (
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import argmax_ties, round_robin, show_forced
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.noise_level import (
     NoiseLevel,
     new_noise_level,
     noise_observe,
     noise_sigma,
 )
-from risingbandits.policies.trace import finite_point
-from risingbandits.policies.windows import (
+from risingbandits.policies.machinery.trace import finite_point
+from risingbandits.policies.machinery.windows import (
     ArmHistory,
     fraction_window,
     history_push,
@@ -108,7 +108,7 @@ class CureUCB(Policy):
       eps: window fraction, h = max(1, floor(eps N)) so 2h <= N; 1/4 (synthetic), 1/32 (IMDB).
       sigma: sub-Gaussian proxy in the bonus; 0.1 in every preset (the paper states none;
         DECISIONS.md row 4), "auto" for the instance's proxy (0.5 for Bernoulli rewards), or
-        "estimate" (online, from the rewards: :mod:`risingbandits.policies.noise_level`).
+        "estimate" (online, from the rewards: :mod:`risingbandits.policies.machinery.noise_level`).
       tie_break: "random" (DECISIONS.md row 3) or "first".
 
     Choices: play each arm twice in round robin first (Alg. 1, line 2); ln(t^3) uses the

@@ -1,9 +1,10 @@
 """Sliding-window policies: SW-UCB, SW-KL-UCB and SW-TS (the paper's non-stationary baselines).
 
-All three read only the last tau *global rounds* (:mod:`risingbandits.policies.round_window`):
-at the decision for round t the window holds rounds max(1, t - tau) .. t - 1, and an arm
-pulled in none of them has count 0. None of them uses the rested structure of the problem
-(nonstationary-baselines.md sections 1-4; DECISIONS.md rows 9-11).
+All three read only the last tau *global rounds*
+(:mod:`risingbandits.policies.machinery.round_window`): at the decision for round t the window
+holds rounds max(1, t - tau) .. t - 1, and an arm pulled in none of them has count 0. None of them
+uses the rested structure of the problem (nonstationary-baselines.md sections 1-4; DECISIONS.md
+rows 9-11).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.capacity import held
-from risingbandits.policies.common import argmax_ties, clip_unit, set_terms
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.kl_index import kl_ucb_bernoulli
-from risingbandits.policies.rng import rng_beta, rng_uniform
-from risingbandits.policies.round_window import (
+from risingbandits.policies.machinery.capacity import held
+from risingbandits.policies.machinery.common import argmax_ties, clip_unit, set_terms
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.kl_index import kl_ucb_bernoulli
+from risingbandits.policies.machinery.rng import rng_beta, rng_uniform
+from risingbandits.policies.machinery.round_window import (
     RoundWindow,
     new_round_window,
     window_push,
@@ -36,7 +37,7 @@ def _tau_param(doc: str) -> Param:
 
 def _window(n_arms: int, tau: int, horizon: int, capacity: int | None) -> RoundWindow:
     # A window at least as long as the run never evicts: T slots are enough, and an online run
-    # that has made at most C rounds needs C (risingbandits.policies.capacity).
+    # that has made at most C rounds needs C (risingbandits.policies.machinery.capacity).
     return new_round_window(n_arms, min(tau, held(horizon, capacity)))
 
 

@@ -2,14 +2,15 @@
 
 A checkpoint comes from a file, so it is checked like any user input, and each mistake is one
 ``ValueError`` line naming the field: every field present; ``n_arms`` an integer >= 2,
-``horizon`` in 1..:data:`~risingbandits.policies.capacity.MAX_HORIZON`, ``t`` in 0..horizon;
-``pulls`` one non-negative integer per arm summing to at most ``t`` (each completed round pulled
-one arm; rounds of arms since retired count in t only); ``pending`` None or an arm index (and
-only while rounds remain); ``last`` one reward per arm (a number in [-1, 2], the online rule);
-``noise_proxy`` None or a finite number >= 0; ``rng`` the policy's counter-based generator (two
-unsigned 64-bit integers, key and counter); ``capacity`` the one a run of t rounds can have
-(:mod:`~risingbandits.policies.capacity`: 64 x 2^k or the horizon, at most ``capacity_for(t)``),
-so the fresh state the saved one is compared with is never larger than the run it claims to be.
+``horizon`` in 1..:data:`~risingbandits.policies.machinery.capacity.MAX_HORIZON`, ``t`` in
+0..horizon; ``pulls`` one non-negative integer per arm summing to at most ``t`` (each completed
+round pulled one arm; rounds of arms since retired count in t only); ``pending`` None or an arm
+index (and only while rounds remain); ``last`` one reward per arm (a number in [-1, 2], the online
+rule); ``noise_proxy`` None or a finite number >= 0; ``rng`` the policy's counter-based generator
+(two unsigned 64-bit integers, key and counter); ``capacity`` the one a run of t rounds can have
+(:mod:`~risingbandits.policies.machinery.capacity`: 64 x 2^k or the horizon, at most
+``capacity_for(t)``), so the fresh state the saved one is compared with is never larger than the
+run it claims to be.
 
 The run state must be shaped like that fresh state: the same nesting, the same settings
 (scalars), every array of the same dtype and shape, its bytes inflated with a bound (a
@@ -31,16 +32,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from risingbandits.policies.capacity import (
+from risingbandits.policies.machinery.capacity import (
     INITIAL_CAPACITY,
     MAX_HORIZON,
     bounds,
     capacity_for,
     need,
 )
-from risingbandits.policies.online import REWARD_HIGH, REWARD_LOW
-from risingbandits.policies.round_window import RoundWindow
-from risingbandits.policies.windows import ArmHistory
+from risingbandits.policies.machinery.online import REWARD_HIGH, REWARD_LOW
+from risingbandits.policies.machinery.round_window import RoundWindow
+from risingbandits.policies.machinery.windows import ArmHistory
 
 if TYPE_CHECKING:
     from risingbandits.policies.base import Policy
@@ -191,7 +192,7 @@ def inflate(field: str, data: Any, dtype: np.dtype, shape: tuple[int, ...]) -> n
 
 
 def decode_state(field: str, template: Any, data: Any) -> Any:
-    """The run state encoded in ``data`` (by :func:`~risingbandits.policies.online.
+    """The run state encoded in ``data`` (by :func:`~risingbandits.policies.machinery.online.
     encode_state`), shaped and set like ``template``, a fresh state of the same run."""
     if isinstance(template, np.ndarray):
         return inflate(field, data, template.dtype, template.shape)

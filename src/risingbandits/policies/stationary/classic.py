@@ -8,8 +8,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from risingbandits.policies.base import TIE_BREAK, Param, Policy
-from risingbandits.policies.common import argmax_ties, round_robin, set_terms, show_forced
-from risingbandits.policies.kernel import register_kernel
+from risingbandits.policies.machinery.common import argmax_ties, round_robin, set_terms, show_forced
+from risingbandits.policies.machinery.kernel import register_kernel
 
 
 class Ucb1State(NamedTuple):

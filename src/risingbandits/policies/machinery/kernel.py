@@ -10,10 +10,10 @@ registered here with :func:`register_kernel`:
   checkpoints and at the end).
 
 A kernel must accept, at any round, an arm with no pulls yet (an arm added to a running model
-selector, :mod:`~risingbandits.policies.transplant`): rank it as in the policy's start, never
-divide by its count.
+selector, :mod:`~risingbandits.policies.machinery.transplant`): rank it as in the policy's start,
+never divide by its count.
 
-``rng`` is the policy's own generator (:mod:`risingbandits.policies.rng`). The compiled
+``rng`` is the policy's own generator (:mod:`risingbandits.policies.machinery.rng`). The compiled
 simulator and the online object both call the kernels through :func:`policy_select`,
 :func:`policy_update` and :func:`policy_recommend`, which Numba resolves at compile time from
 the state's class, so each policy has one implementation that serves both.

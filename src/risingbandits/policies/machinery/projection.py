@@ -2,8 +2,8 @@
 
 R-ed-UCB (Metelli et al., ICML 2022) projects each of the last h rewards along the slope over
 h pulls to the current round t; R-UCBE (Mussi et al., ICML 2024) projects to the budget T. Both
-read the prefix sums of a weighted :class:`~risingbandits.policies.windows.ArmHistory`, passed
-as its two arrays (handing the history tuple down two levels of helpers halved R-ed-UCB's
+read the prefix sums of a weighted :class:`~risingbandits.policies.machinery.windows.ArmHistory`,
+passed as its two arrays (handing the history tuple down two levels of helpers halved R-ed-UCB's
 compiled step rate: Numba then keeps reference counting in the step loop).
 """
 

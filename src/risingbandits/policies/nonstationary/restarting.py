@@ -1,7 +1,7 @@
 """Restarting policies: Rexp3 (periodic restarts) and Ser4 (random resets).
 
-Both forget by starting afresh, through :mod:`risingbandits.policies.restarts`, and both assume
-rewards in [0, 1]: observations are clipped (nonstationary-baselines.md sections 5-6;
+Both forget by starting afresh, through :mod:`risingbandits.policies.machinery.restarts`, and both
+assume rewards in [0, 1]: observations are clipped (nonstationary-baselines.md sections 5-6;
 DECISIONS.md rows 12-13). Neither uses the rested structure of the problem.
 """
 
@@ -14,17 +14,17 @@ import numpy as np
 
 from risingbandits._jit import helper
 from risingbandits.policies.base import Param, Policy
-from risingbandits.policies.checkpoint import RunFacts, check_within, register_state_check
-from risingbandits.policies.common import best_active, clip_unit, show_active
-from risingbandits.policies.kernel import register_kernel
-from risingbandits.policies.restarts import (
+from risingbandits.policies.machinery.checkpoint import RunFacts, check_within, register_state_check
+from risingbandits.policies.machinery.common import best_active, clip_unit, show_active
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.restarts import (
     RestartClock,
     new_restart_clock,
     periodic_restart,
     random_restart,
 )
-from risingbandits.policies.rng import rng_below, rng_uniform
-from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
+from risingbandits.policies.machinery.rng import rng_below, rng_uniform
+from risingbandits.policies.machinery.transplant import ArmPlan, carry_fields, register_transplant
 
 SETTINGS = ("ltf", "concave", "imdb")
 

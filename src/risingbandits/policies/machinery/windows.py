@@ -3,7 +3,7 @@
 Used by the policies that read the last h rewards of an arm (CURE-UCB, R-ed-UCB, the
 pull-window of ET-SWGTS); the optional pull-index-weighted prefix sums give O(1) window sums of
 l X(l) (R-ed-UCB's projection, the least-squares fits of TI-UCB and R-ed-AE). Windows over the
-last tau *global rounds* live in :mod:`risingbandits.policies.round_window`.
+last tau *global rounds* live in :mod:`risingbandits.policies.machinery.round_window`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ class ArmHistory(NamedTuple):
 
 def new_history(n_arms: int, pulls: int, weighted: bool = False) -> ArmHistory:
     """Empty history for ``n_arms`` arms and at most ``pulls`` pulls of each (the horizon, or
-    an online run's capacity: :mod:`~risingbandits.policies.capacity`; ``weighted``: also keep
-    the prefix sums of l X(l))."""
+    an online run's capacity: :mod:`~risingbandits.policies.machinery.capacity`; ``weighted``: also
+    keep the prefix sums of l X(l))."""
     return ArmHistory(
         np.zeros(n_arms, np.int64),
         np.zeros((n_arms, pulls + 1)),

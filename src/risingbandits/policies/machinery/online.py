@@ -1,15 +1,15 @@
 """One online run of a policy: its kernel driven one ``select``/``update`` at a time.
 
 The state, the generator and the kernels are the simulator's
-(:mod:`~risingbandits.policies.kernel`); this module only adds the bookkeeping of a run driven
-from Python (round counter, pulls, the arm awaiting its reward, the last reward of each arm) and
-checkpoints.
+(:mod:`~risingbandits.policies.machinery.kernel`); this module only adds the bookkeeping of a run
+driven from Python (round counter, pulls, the arm awaiting its reward, the last reward of each arm)
+and checkpoints.
 
 Speed: an ``update`` is only recorded in Python; the next ``select`` runs it and the selection in
-one compiled call (:func:`~risingbandits.policies.kernel.step_one`), entered without Numba's
-dispatcher (:class:`~risingbandits.policies.kernel.EntryPoints`). Anything that reads the state
-(a checkpoint, a recommendation, a trace) first applies the recorded update (:meth:`flush`), so
-the order of kernel calls is exactly the simulator's.
+one compiled call (:func:`~risingbandits.policies.machinery.kernel.step_one`), entered without
+Numba's dispatcher (:class:`~risingbandits.policies.machinery.kernel.EntryPoints`). Anything that
+reads the state (a checkpoint, a recommendation, a trace) first applies the recorded update
+(:meth:`flush`), so the order of kernel calls is exactly the simulator's.
 
 Pulls in flight (a parallel model selector, :mod:`risingbandits.modelselect`): :meth:`select_with`
 selects on a copy of the state to which the pulls in flight were applied with assumed rewards,
@@ -18,7 +18,7 @@ choose: the kernel's ``select`` runs first (its choice dropped), so that what a 
 from its ``select`` for its ``update`` (Rexp3's distribution, Ser4's round) is current. Both
 keep the kernel's contract (a ``select`` before each ``update``); sequential use never needs
 them. :meth:`transplant` and :meth:`resize` move the run to another number of arms or horizon
-(:mod:`~risingbandits.policies.transplant`).
+(:mod:`~risingbandits.policies.machinery.transplant`).
 
 Memory: the run state holds the pulls made, not the horizon (:mod:`~risingbandits.policies.
 capacity`): it starts at a small capacity and, when an update could need more room, is moved
@@ -42,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.policies.capacity import bounds, capacity_for, need, state_bytes
-from risingbandits.policies.kernel import EntryPoints, recommend_one, update_one
-from risingbandits.policies.trace import Trace
-from risingbandits.policies.transplant import copy_state, transplant
+from risingbandits.policies.machinery.capacity import bounds, capacity_for, need, state_bytes
+from risingbandits.policies.machinery.kernel import EntryPoints, recommend_one, update_one
+from risingbandits.policies.machinery.trace import Trace
+from risingbandits.policies.machinery.transplant import copy_state, transplant
 
 Build = Callable[[int, int, int | None], Any]
 """``build(n_arms, horizon, capacity)``: a fresh run state of the policy (its ``init_state``)."""
@@ -330,7 +330,7 @@ class OnlineRun:
     def load(self, data: Mapping[str, Any], state: Any) -> None:
         """Continue the run saved by :meth:`state_dict` (this run is fresh, of the same size),
         with ``state``, its run state as checked and decoded
-        (:func:`~risingbandits.policies.checkpoint.check_checkpoint`)."""
+        (:func:`~risingbandits.policies.machinery.checkpoint.check_checkpoint`)."""
         self.rng[:] = np.asarray(data["rng"], dtype=np.uint64)
         self.t = int(data["t"])
         self.pending = None if data["pending"] is None else int(data["pending"])
@@ -342,7 +342,7 @@ class OnlineRun:
 def saved_capacity(capacity: int, t: int, horizon: int) -> int:
     """The capacity a checkpoint of a run after ``t`` rounds holds: the run's own, or the
     capacity of t rounds if that is smaller (after a transplant onto a whole-horizon state).
-    A run never grows beyond :func:`~risingbandits.policies.capacity.capacity_for` of its
+    A run never grows beyond :func:`~risingbandits.policies.machinery.capacity.capacity_for` of its
     rounds, so a checkpoint that claims more is refused before anything is allocated."""
     return min(capacity, capacity_for(t, horizon))
 

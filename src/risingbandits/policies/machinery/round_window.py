@@ -3,7 +3,8 @@
 Used by the sliding-window policies (SW-UCB, SW-KL-UCB, SW-TS) and by ET-SWGTS with
 ``window="rounds"``. At the decision for round t the window holds the completed rounds
 max(1, t - tau) .. t - 1 (nonstationary-baselines.md section 1); an arm pulled in none of them
-has count 0. Windows over an arm's own last pulls live in :mod:`risingbandits.policies.windows`.
+has count 0. Windows over an arm's own last pulls live in
+:mod:`risingbandits.policies.machinery.windows`.
 
 API (compiled helpers, callable from kernels):
 
@@ -15,8 +16,8 @@ API (compiled helpers, callable from kernels):
 Sums are kept by adding the new reward and subtracting the evicted one (float drift of order
 1e-12 over 10^5 rounds with O(1) rewards; exact for integer rewards).
 
-When a run changes size (:mod:`~risingbandits.policies.transplant`), a window of another length
-is rebuilt from the old one's rounds in time order, and a removed arm's rounds stay in the
+When a run changes size (:mod:`~risingbandits.policies.machinery.transplant`), a window of another
+length is rebuilt from the old one's rounds in time order, and a removed arm's rounds stay in the
 window as rounds that happened but count for no arm (slot value -1).
 """
 
@@ -27,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import helper
-from risingbandits.policies.transplant import ArmPlan, carry_fields, register_transplant
+from risingbandits.policies.machinery.transplant import ArmPlan, carry_fields, register_transplant
 
 
 class RoundWindow(NamedTuple):

@@ -1,0 +1,198 @@
+"""HACE-UCB: successive Halving into ACE-UCB, the budget-aware model-selection policy (issue 21).
+
+Why: ACE-UCB (:mod:`~risingbandits.policies.rising.ace`) leads when each candidate can get hundreds
+of pulls, but a candidate with fewer than 2 w_min = 32 pulls is valued at the top, so with a few
+dozen pulls per candidate its start is close to uniform allocation, and the model it deploys
+has had a K-th of the budget. Successive Halving (Karnin et al. 2013) is near-optimal for best
+arm identification with few pulls and gives the survivors most of the budget. HACE-UCB runs
+the halving rounds a small budget calls for, then ACE-UCB among the survivors:
+
+* **Schedule** (from K and T, :func:`hace_schedule`): the rounds of Successive Halving with eta
+  = 2 (R = ceil(log2 K) rounds of floor(T / (|S| R)) pulls per survivor, keep ceil(|S| / 2)),
+  run only while the budget left per survivor is below ``index_from`` pulls. With T / K >=
+  ``index_from`` no round is run and HACE-UCB is ACE-UCB (the same choices, arm for arm).
+* **Halving rounds**: a round robin over the survivors (fewest pulls first, lowest index on
+  ties); at the end of a round the arms with the lowest statistic, the mean of their last
+  ``halving_window`` x n rewards (at least one), are eliminated (ties at random:
+  :func:`~risingbandits.policies.budget.phases.end_phases`).
+* **Then ACE-UCB** on the survivors with the budget left (its index with the remaining horizon
+  T - t + 1; :func:`~risingbandits.policies.rising.ace.ace_index` restricted to them; its
+  round-robin start only when no round was run).
+* **Recommendation**: during the rounds the survivor with the best statistic; then ACE-UCB's,
+  the survivor with the highest level (mean of its last w rewards). Correcting the level for
+  its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
+  on the development instances (noisy slopes; ``docs/hace-ucb-tuning.md``).
+
+Derivation and choices: ``docs/hace-ucb.md``; tuning log (development instances only):
+``docs/hace-ucb-tuning.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from risingbandits.policies.base import Param
+from risingbandits.policies.budget.phases import (
+    Schedule,
+    check_phase,
+    end_phases,
+    recent_mean,
+    schedule_from_fresh,
+)
+from risingbandits.policies.machinery.checkpoint import register_state_check
+from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
+from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.noise_level import NoiseLevel
+from risingbandits.policies.machinery.rng import rng_next
+from risingbandits.policies.machinery.transplant import register_transplant
+from risingbandits.policies.machinery.windows import ArmHistory
+from risingbandits.policies.rising.ace import (
+    LEVEL,
+    AceState,
+    AceUCB,
+    ace_index,
+    ace_observe,
+)
+
+
+class HaceState(NamedTuple):
+    # ACE-UCB's fields, by the names ace_index and ace_observe read
+    hist: ArmHistory
+    scores: np.ndarray
+    terms: np.ndarray
+    arm: np.ndarray
+    horizon: int
+    eps: float
+    w_min: int
+    c: float
+    cs: float
+    eta: float
+    top: float
+    start: int
+    noise: NoiseLevel
+    tie_first: bool
+    # the halving rounds, by the names end_phases reads
+    active: np.ndarray  # bool per arm: still a candidate
+    values: np.ndarray  # each arm's halving statistic after its last pull
+    targets: np.ndarray  # cumulative pulls per survivor at the end of each round
+    keep: np.ndarray  # survivors after each round
+    phase: np.ndarray  # [p]: the current round (len(targets) once the rounds are over)
+    ties: np.ndarray  # uint64[2]: generator of elimination ties, keyed from rng in round 1
+    halving_window: float
+
+
+def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
+    """The halving rounds of a run (module docstring): Successive Halving's rounds with eta =
+    2, each run only while the budget left per survivor is below ``index_from`` pulls."""
+    rounds = max(1, math.ceil(math.log2(n_arms))) if n_arms > 1 else 0
+    targets: list[int] = []
+    keep: list[int] = []
+    size, pulls, left = n_arms, 0, horizon
+    for _ in range(rounds):
+        if left >= index_from * size or size <= 1:
+            break
+        more = max(1, horizon // (size * rounds))
+        pulls += more
+        left -= more * size
+        size = math.ceil(size / 2)
+        targets.append(pulls)
+        keep.append(size)
+    return targets, keep
+
+
+def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
+    rounds = state.targets.shape[0]
+    if t == 1 and rounds > 0:  # key the generator of elimination ties from the policy's own
+        state.ties[0] = rng_next(rng)  # (without rounds, ACE-UCB's draws stay untouched)
+        state.ties[1] = 0
+    if state.phase[0] < rounds:  # a halving round: forced, in the trace
+        arm = lowest_active(state.active, state.hist.counts, rng, True)
+        return show_forced(state.scores, state.terms, arm)
+    return ace_index(state, t, rng, state.active)
+
+
+def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
+    ace_observe(state, arm, reward)
+    n = state.hist.counts[arm]
+    state.values[arm] = recent_mean(state.hist.prefix, arm, n, state.halving_window, 1)
+    end_phases(state, n)
+
+
+def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
+    if state.phase[0] < state.targets.shape[0]:
+        return max(best_active(state.active, state.values), 0)
+    best = -1
+    for i in range(counts.shape[0]):  # the highest level among the survivors pulled
+        if (
+            state.active[i]
+            and counts[i] > 0
+            and (best < 0 or state.arm[i, LEVEL] > state.arm[best, LEVEL])
+        ):
+            best = i
+    return max(best, 0)
+
+
+register_kernel(HaceState, _select, _update, _recommend)
+register_transplant(HaceState, schedule_from_fresh)
+register_state_check(HaceState, check_phase)
+
+
+class HaceUCB(AceUCB):
+    """HACE-UCB: successive halving rounds while the budget per candidate is small, then
+    ACE-UCB on the survivors; the deployed model is the survivor with the highest level (uses
+    T). This library's policy for model selection (issue 21; module
+    docstring, ``docs/hace-ucb.md``).
+
+    Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
+      index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
+        the halving rounds; with T / K >= index_from there is no round (ACE-UCB itself).
+      halving_window: the halving statistic is the mean of the last
+        max(1, floor(halving_window x n)) of an arm's n rewards.
+    One parameter set for every setting, chosen on development instances only
+    (``docs/hace-ucb-tuning.md``).
+    """
+
+    name = "hace-ucb"
+    summary = "HACE-UCB: halving rounds while the budget is small, then ACE-UCB (uses T)"
+    paper = "risingbandits (this library), after Karnin et al. 2013 and ACE-UCB; docs/hace-ucb.md"
+    params_spec: ClassVar[tuple[Param, ...]] = (
+        *AceUCB.params_spec,
+        Param(
+            "index_from",
+            48,
+            "budget left per survivor (pulls) from which ACE-UCB's index takes over",
+            kind=int,
+            low=1,
+        ),
+        Param(
+            "halving_window",
+            0.25,
+            "halving statistic: mean of the last max(1, floor(x n)) rewards",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+        ),
+    )
+
+    def init_state(
+        self,
+        n_arms: int,
+        horizon: int,
+        noise_proxy: float | None = None,
+        capacity: int | None = None,
+    ) -> Any:
+        ace: AceState = super().init_state(n_arms, horizon, noise_proxy, capacity)
+        targets, keep = hace_schedule(n_arms, horizon, int(self._params["index_from"]))
+        return HaceState(
+            *ace._replace(start=0 if targets else ace.start),
+            np.ones(n_arms, np.bool_),
+            np.zeros(n_arms),
+            np.asarray(targets, np.int64),
+            np.asarray(keep, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros(2, np.uint64),
+            float(self._params["halving_window"]),
+        )

@@ -1,0 +1,1 @@
+"""Stationary reference policies (UCB1)."""

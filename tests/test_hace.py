@@ -1,0 +1,83 @@
+"""HACE-UCB (issue 21): successive halving rounds while the budget per candidate is small,
+then ACE-UCB on the survivors. Its two regimes are checked against the policies they reuse, arm
+for arm; the online selector's default is HACE-UCB."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import risingbandits as rb
+from risingbandits.instances.families import family_instance
+from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
+from risingbandits.policies import make_policy
+from risingbandits.policies.rising.hace import hace_schedule
+
+
+def instances() -> list[rb.RisingInstance]:
+    return [family_instance(f, j, 0, 2_000) for f in ("ltf-v1", "concave-v1") for j in range(4)]
+
+
+def test_the_schedule_halves_only_while_the_budget_per_survivor_is_small() -> None:
+    assert hace_schedule(8, 8 * 48, 48) == ([], [])  # T / K >= index_from: no round
+    assert hace_schedule(8, 8 * 32, 48) == ([10, 31, 73], [4, 2, 1])  # Successive Halving's
+    targets, keep = hace_schedule(8, 8 * 40, 48)
+    assert (targets, keep) == ([13], [4])  # after one round 4 x 48 pulls are left per survivor
+    assert 8 * 40 - 8 * 13 >= 48 * 4
+    for k in range(2, 12):
+        for horizon in (k, 3 * k, 20 * k, 47 * k):
+            targets, keep = hace_schedule(k, horizon, 48)
+            assert len(targets) <= math.ceil(math.log2(k))
+            assert all(b == math.ceil(a / 2) for a, b in zip([k, *keep], keep, strict=False))
+            assert targets == sorted(targets) and (not targets or targets[-1] <= horizon)
+
+
+@pytest.mark.parametrize("horizon", [240, 1_000])
+def test_with_a_large_budget_per_candidate_it_is_ace_ucb(horizon: int) -> None:
+    for inst in instances():
+        assert horizon >= 48 * inst.n_arms
+        hace = rb.simulate(inst, "hace-ucb", horizon, 3, record_arms=True)
+        ace = rb.simulate(inst, "ace-ucb", horizon, 3, record_arms=True)
+        np.testing.assert_array_equal(hace.arms, ace.arms)
+        np.testing.assert_array_equal(hace.recommended, ace.recommended)
+
+
+@pytest.mark.parametrize("per_arm", [4, 16, 30])
+def test_with_a_small_budget_per_candidate_it_is_successive_halving(per_arm: int) -> None:
+    """Every halving round runs (the budget left per survivor stays below 48): the choices and
+    the deployed arm are Successive Halving's (eta = 2, the last quarter as statistic)."""
+    for inst in instances():
+        horizon = per_arm * inst.n_arms
+        assert len(hace_schedule(inst.n_arms, horizon, 48)[0]) == math.ceil(math.log2(inst.n_arms))
+        hace = rb.simulate(inst, "hace-ucb", horizon, 3, record_arms=True)
+        sh = rb.simulate(inst, "successive-halving", horizon, 3, record_arms=True)
+        np.testing.assert_array_equal(hace.arms, sh.arms)
+        np.testing.assert_array_equal(hace.recommended, sh.recommended)
+
+
+def test_between_the_regimes_ace_ucb_plays_only_the_survivors() -> None:
+    n = np.arange(1, 401)
+    caps = (0.2, 0.5, 0.9, 0.3, 0.7, 0.4, 0.6, 0.8)
+    table = np.vstack([np.minimum(1, c * np.sqrt(n) / 20) for c in caps])
+    inst = rb.from_means(table, rb.Noise("gaussian", 0.05), require_rising=False)
+    horizon = 8 * 40  # one round of T // (8 x 3) = 13 pulls each, then 4 x 54 left
+    assert hace_schedule(8, horizon, 48) == ([13], [4])
+    run = rb.simulate(inst, "hace-ucb", horizon, 5, record_arms=True)
+    assert run.arms is not None
+    for arms, pulls, rec in zip(run.arms, run.pulls, run.recommended, strict=True):
+        assert np.bincount(arms[: 8 * 13], minlength=8).tolist() == [13] * 8  # the round
+        later = set(arms[8 * 13 :].tolist())
+        assert len(later) <= 4 and rec in later  # the four survivors, one of them deployed
+        assert pulls.sum() == horizon
+
+
+def test_the_selector_and_its_integrations_default_to_it() -> None:
+    assert DEFAULT_POLICY == "hace-ucb"
+    sel = ModelSelector(["a", "b", "c"], budget=30, seed=0)
+    assert sel.policy["policy"] == "hace-ucb" and sel.policy["params"]["sigma"] == "estimate"
+    policy = make_policy("hace-ucb")
+    assert policy.uses_horizon and policy.params["index_from"] == 48
+    with pytest.raises(ValueError, match="index_from=0 is not allowed"):
+        make_policy("hace-ucb", index_from=0)
