@@ -171,12 +171,15 @@ def test_an_errored_trial_is_retired_and_the_others_finish(
     errored = [trial_of[cap] for cap in fail]
     assert sorted(summary["errored"]) == sorted(errored)
     assert sorted(r.metrics["trial_id"] for r in results if r.error) == sorted(errored)
-    assert summary["steps"] == 12 and summary["in_flight"] == []
+    # Every step is spent, except that a failed trial's step given back once the others were
+    # already stopped at the budget cannot be (Ray ends the run): at most one per failure.
+    assert 12 - len(fail) <= summary["steps"] <= 12 and summary["in_flight"] == []
     assert all(summary["pulls"][t] == FAIL_AT - 1 for t in errored)
     assert summary["recommended"] not in errored
     if len(fail) == 2:
         (last,) = set(trial_of.values()) - set(errored)
-        assert summary["recommended"] == last and summary["pulls"][last] == 12 - 2 * 2
+        assert summary["recommended"] == last
+        assert summary["pulls"][last] == summary["steps"] - 2 * (FAIL_AT - 1)
 
 
 def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from risingbandits.experiments import SerialExecutor, parse_spec, run_sweep
+from risingbandits.experiments import SerialExecutor, SpecError, parse_spec, run_sweep
 from risingbandits.reproduce import run as run_module
 from risingbandits.reproduce.data import load_results
 from risingbandits.reproduce.document import (
@@ -48,7 +48,11 @@ PNG_1x1 = bytes.fromhex(
 def test_every_sweep_spec_is_valid_and_matches_the_decisions(size, imdb_curves_dir) -> None:  # type: ignore[no-untyped-def]
     defs = sweeps(size)
     for name, d in defs.items():
-        spec = parse_spec(d.spec_text(size))
+        try:
+            spec = parse_spec(d.spec_text(size))
+        except SpecError as exc:  # live-v1 is recorded on demand (a fresh machine has none)
+            assert d.optional and "live-v1 is not built" in str(exc), name
+            continue
         assert spec.sweep_seed == 0
         labels = [p.label for p in spec.policies]
         preset = {"imdb": "imdb", "concave": "concave", "concave-v2": "concave"}

@@ -28,7 +28,8 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   again, so the other trains to the end of the budget. :meth:`~RisingBanditScheduler.summary`
   lists the trials that errored (``"errored"``); an errored trial is never recommended.
 * Once the budget is started, the trials still paused are stopped and each running one stops
-  after its result. Results that arrive after the budget is spent are not recorded.
+  after its result. Results that arrive after the budget is spent are not recorded. A step a
+  failing trial gives back after that point stays unspent (the other trials were stopped).
 * Before a paused trial resumes, its result logs (``result.json``, ``progress.csv``) are copied
   from the driver to the run's storage. Ray's JSON and CSV logger callbacks copy them back from
   storage whenever a trial with a checkpoint starts (meant for restoring an experiment), while
