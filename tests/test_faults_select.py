@@ -36,18 +36,11 @@ from risingbandits.integrations.shell import (
 from risingbandits.integrations.tail import LINE_LIMIT, LONG, TAIL_BYTES, Tail
 from risingbandits.locking import Busy
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
+from test_integrations_shell import one_line_error
 
 runner = CliRunner()
 CLI = "from risingbandits.cli import main; main()"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def one_line_error(args: list[str]) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 def logging_commands(log: Path, pause: float) -> list[str]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from risingbandits.user_cache import check_private
+from risingbandits.user_cache import private_dir
 
 RULE = "bow-v1"
 N_FEATURES = 1000
@@ -134,15 +134,14 @@ def cached_bag_of_words(
     ``notify(message)`` is told when the features must be built, and why when a cached file
     cannot be read (truncated, not an ``.npz``, arrays missing): it is then built again and
     replaced. A ``cache_dir`` that another user could write
-    (:func:`~risingbandits.user_cache.check_private`) is not used: the features are built in
+    (:func:`~risingbandits.user_cache.private_dir`) is not used: the features are built in
     memory."""
     label_array = np.asarray(labels, np.int8)
     digest = corpus_digest(texts, label_array)
     path = _cache_file(Path(cache_dir), digest, n_features)
     say = notify or (lambda message: None)
     try:  # a folder another user could write is neither read nor written
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        check_private(path.parent)
+        private_dir(path.parent)
     except OSError as exc:
         say(f"the bag of words is not cached ({exc}): building it in memory ...")
         return bag_of_words(texts, label_array, n_features)

@@ -13,15 +13,17 @@ file per task, written atomically), so a reproduction resumes where it stopped.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from risingbandits.experiments.executors import Executor
+from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.families import family_instance, family_size, full_horizons
 from risingbandits.integrations.optuna_pruners import PRUNERS, replay
@@ -82,18 +84,10 @@ def peer_beds(size: Size) -> tuple[PeerBed, ...]:
             "live-v1",
             (("split", "test"),),
             LCDB_PRESET,
-            4 if quick else _live_count(),
+            4 if quick else family_size("live-v1", 0, split="test") or 0,
             2 if quick else 5,
         ),
     )
-
-
-def _live_count() -> int:
-    """The live-v1 test instances (0 when live-v1 is not built here)."""
-    try:
-        return family_size("live-v1", 0, split="test") or 0
-    except (ValueError, OSError):
-        return 0
 
 
 def peer_policies(preset: str) -> list[tuple[str, Any]]:
@@ -178,30 +172,30 @@ def peers_folder(out: Path, size: Size) -> Path:
     return out / f"peers-{size.name}"
 
 
-def _write_atomic(path: Path, data: dict[str, Any]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, separators=(",", ":"), allow_nan=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+TEXT_COLUMNS = ("bed", "instance", "pruner", "method")
 
 
 def _read_task(path: Path, key: str) -> dict[str, list[Any]] | None:
-    """A kept task's rows, or None when the file is missing, damaged or another task's."""
+    """A kept task's rows, or None when the file is missing, damaged, another task's, or holds
+    a value of the wrong type (text in the first four columns, finite numbers elsewhere)."""
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     ok = isinstance(data, dict) and data.get("format") == FORMAT and data.get("task") == key
     rows = data.get("rows") if ok else None
     if not isinstance(rows, dict) or set(rows) != set(COLUMNS):
         return None
     lengths = {len(v) if isinstance(v, list) else -1 for v in rows.values()}
-    return rows if len(lengths) == 1 and -1 not in lengths else None
+    if len(lengths) != 1 or -1 in lengths:
+        return None
+    for column, values in rows.items():
+        kind = str if column in TEXT_COLUMNS else (int, float)
+        if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+            return None
+        if kind is not str and not np.isfinite(np.asarray(values, dtype=float)).all():
+            return None
+    return rows
 
 
 def run_peers(
@@ -222,7 +216,8 @@ def run_peers(
     if progress is not None:
         progress(done, len(tasks))
     for result in pool.imap_unordered(run_peer_task, todo):
-        _write_atomic(folder / f"{result['task']}.json", result)
+        text = json.dumps(result, separators=(",", ":"), allow_nan=False).encode()
+        atomic_write(folder / f"{result['task']}.json", methodcaller("write", text))
         done += 1
         if progress is not None:
             progress(done, len(tasks))
@@ -230,15 +225,15 @@ def run_peers(
 
 
 def peer_tasks_available(size: Size) -> list[PeerTask]:
-    """:func:`peer_tasks` of the beds whose data can be read here."""
-    tasks = []
+    """:func:`peer_tasks` of the beds whose data can be read here (live-v1 is recorded on
+    demand; the IMDB curves and LCDB may be missing too)."""
+    readable = {}
     for bed in peer_beds(size):
         try:
-            bed.instance(0)
+            readable[bed] = bed.count > 0 and bed.instance(0) is not None
         except (ValueError, OSError, ImportError):
-            continue
-        tasks += [t for t in peer_tasks(size) if t.bed == bed]
-    return tasks
+            readable[bed] = False
+    return [t for t in peer_tasks(size) if readable[t.bed]]
 
 
 def load_peers(out: Path, size: Size) -> Iterator[dict[str, list[Any]]]:

@@ -265,12 +265,24 @@ def _update(state: AceState, arm: int, reward: float, t: int, rng: np.ndarray) -
     ace_observe(state, arm, reward)
 
 
-def _recommend(state: AceState, counts: np.ndarray, last: np.ndarray) -> int:
+@helper
+def highest_level(state: Any, counts: np.ndarray, active: Any = None) -> int:
+    """ACE-UCB's recommendation: the pulled arm with the highest level (ties to the lowest
+    index; arm 0 before any pull), among the ``active`` ones when a mask is given (as in
+    :func:`ace_index`)."""
     best = -1
-    for i in range(counts.shape[0]):  # the highest level among pulled arms
-        if counts[i] > 0 and (best < 0 or state.arm[i, LEVEL] > state.arm[best, LEVEL]):
+    for i in range(counts.shape[0]):
+        if (
+            counts[i] > 0
+            and (active is None or active[i])
+            and (best < 0 or state.arm[i, LEVEL] > state.arm[best, LEVEL])
+        ):
             best = i
     return max(best, 0)
+
+
+def _recommend(state: AceState, counts: np.ndarray, last: np.ndarray) -> int:
+    return highest_level(state, counts)
 
 
 register_kernel(AceState, _select, _update, _recommend)

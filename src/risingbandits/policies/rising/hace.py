@@ -29,7 +29,6 @@ Derivation and choices: ``docs/hace-ucb.md``; tuning log (development instances 
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -42,6 +41,7 @@ from risingbandits.policies.budget.phases import (
     recent_mean,
     schedule_from_fresh,
 )
+from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
 from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
 from risingbandits.policies.machinery.kernel import register_kernel
@@ -50,11 +50,11 @@ from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory
 from risingbandits.policies.rising.ace import (
-    LEVEL,
     AceState,
     AceUCB,
     ace_index,
     ace_observe,
+    highest_level,
 )
 
 
@@ -85,21 +85,16 @@ class HaceState(NamedTuple):
 
 
 def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
-    """The halving rounds of a run (module docstring): Successive Halving's rounds with eta =
-    2, each run only while the budget left per survivor is below ``index_from`` pulls."""
-    rounds = max(1, math.ceil(math.log2(n_arms))) if n_arms > 1 else 0
-    targets: list[int] = []
-    keep: list[int] = []
+    """The halving rounds of a run (module docstring): Successive Halving's schedule with eta =
+    2 (:func:`~risingbandits.policies.budget.successive_halving.halving_schedule`), cut before
+    the first round at which the budget left per survivor is ``index_from`` pulls or more."""
+    targets, keep = halving_schedule(n_arms, horizon, 2)
     size, pulls, left = n_arms, 0, horizon
-    for _ in range(rounds):
-        if left >= index_from * size or size <= 1:
-            break
-        more = max(1, horizon // (size * rounds))
-        pulls += more
-        left -= more * size
-        size = math.ceil(size / 2)
-        targets.append(pulls)
-        keep.append(size)
+    for r, (target, kept) in enumerate(zip(targets, keep, strict=True)):
+        if left >= index_from * size:
+            return targets[:r], keep[:r]
+        left -= (target - pulls) * size
+        size, pulls = kept, target
     return targets, keep
 
 
@@ -124,15 +119,7 @@ def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) 
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
     if state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
-    best = -1
-    for i in range(counts.shape[0]):  # the highest level among the survivors pulled
-        if (
-            state.active[i]
-            and counts[i] > 0
-            and (best < 0 or state.arm[i, LEVEL] > state.arm[best, LEVEL])
-        ):
-            best = i
-    return max(best, 0)
+    return highest_level(state, counts, state.active)
 
 
 register_kernel(HaceState, _select, _update, _recommend)

@@ -1,0 +1,61 @@
+"""The kept rows of the Optuna comparison (``OUT/peers-<size>/<task>.json``): a file is used only
+when every field has its type; anything else is computed again, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from risingbandits.reproduce.peers import COLUMNS, FORMAT, _read_task
+
+ROW = {
+    "bed": "lcdb",
+    "instance": "lcdb-v1/0/3",
+    "seed": 0,
+    "budget": 8,
+    "pruner": "optuna-sh",
+    "method": "hace-ucb",
+    "used": 31,
+    "final_gap": 0.012,
+    "regret": 3.5,
+    "seconds": 0.0001,
+}
+
+
+def kept(rows: Any, **changes: Any) -> dict[str, Any]:
+    return {"format": FORMAT, "task": "lcdb-3", "rows": rows, **changes}
+
+
+def columns(**changes: Any) -> dict[str, list[Any]]:
+    return {c: [ROW[c], ROW[c]] for c in COLUMNS} | changes
+
+
+def test_a_whole_task_file_is_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "lcdb-3.json"
+    path.write_text(json.dumps(kept(columns())))
+    assert _read_task(path, "lcdb-3") == columns()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[" * 100_000,
+        json.dumps(kept(columns(), format="other")),
+        json.dumps(kept(columns(), task="lcdb-4")),
+        json.dumps(kept({c: v for c, v in columns().items() if c != "regret"})),
+        json.dumps(kept(columns(used=[31]))),  # ragged
+        json.dumps(kept(columns(final_gap=["0.1", 0.2]))),  # text where a number goes
+        json.dumps(kept(columns(used=[True, 31]))),
+        json.dumps(kept(columns(method=[1, 2]))),
+        json.dumps(kept(columns(regret=[1e400, 1.0]))),  # inf
+        json.dumps(kept(columns(seconds=None))),
+    ],
+)
+def test_a_damaged_or_crafted_task_file_is_not_used(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "lcdb-3.json"
+    path.write_text(content)
+    assert _read_task(path, "lcdb-3") is None
