@@ -17,6 +17,7 @@ from risingbandits.integrations.optuna import (  # noqa: E402
     SELECTION_ATTR,
     OptunaSelection,
 )
+from risingbandits.modelselect import costs  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 CANDIDATES = [
@@ -134,6 +135,11 @@ def test_parallel_steps_report_in_any_order_and_finish_waits_for_them() -> None:
         ({"candidates": CANDIDATES, "search_space": {}}, "either candidates"),
         ({"search_space": {}}, "n_candidates=None"),
         ({"candidates": CANDIDATES, "budget": 2}, "budget=2"),
+        ({"candidates": CANDIDATES, "timeout": 60}, "budget .* or timeout .* one of the two"),
+        ({"candidates": CANDIDATES, "budget": None}, "budget .* or timeout .* one of the two"),
+        ({"candidates": CANDIDATES, "budget": None, "timeout": 0}, "timeout=0 is not allowed"),
+        ({"candidates": CANDIDATES, "budget": None, "timeout": "60"}, "timeout='60' is not"),
+        ({"candidates": CANDIDATES, "cost": "given"}, "cost='given' is not allowed"),
     ],
 )
 def test_bad_input_is_refused_before_any_trial_is_created(kwargs: dict, message: str) -> None:
@@ -264,3 +270,28 @@ def test_selections_sharing_a_storage_keep_one_summary_each(tmp_path: Path) -> N
         for number in summary["trial_numbers"]:
             assert study.trials[number].user_attrs[SELECTION_ATTR] == selection.summary_key
     assert [s.summary_key for s in selections] == ["risingbandits:0", "risingbandits:3"]
+
+
+def test_a_timeout_is_seconds_of_training_failed_steps_included(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [0.0]  # the selector's clock, moved by the training steps only (no sleeping)
+    monkeypatch.setattr(costs, "monotonic", lambda: clock[0])
+    seconds = {"linear": 0.5, "mlp": 2.0}
+    steps = [0] * len(CANDIDATES)
+
+    def train_step(i: int, trial: optuna.Trial) -> float:
+        steps[i] += 1
+        clock[0] += seconds[trial.params["model"]]
+        if i == 2 and steps[i] == 2:
+            raise RuntimeError("out of memory")  # its time is spent all the same
+        return curve(trial.params, steps[i])
+
+    study = optuna.create_study(direction="maximize")
+    selection = OptunaSelection(study, CANDIDATES, timeout=60, seed=0)
+    selection.run(train_step)
+    summary = study.user_attrs[selection.summary_key]
+    assert summary["cost"] == "seconds" and summary["budget"] == 60
+    assert summary["spent"] == clock[0] and 60 <= clock[0] < 62  # the last step may overrun
+    assert list(summary["failed"].values()) == ["RuntimeError: out of memory"]
+    assert summary["steps"] == sum(steps) - 1

@@ -37,7 +37,8 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ray_tune_partial_f
 def rising(config: dict) -> None:
     """Trains forever (the scheduler stops it); state in a checkpoint each iteration. The
     trials whose cap is in ``config["fail"]`` raise at iteration FAIL_AT, those in
-    ``config["finish"]`` return there (a trainable done with its own schedule)."""
+    ``config["finish"]`` return there (a trainable done with its own schedule); an iteration
+    takes ``config["seconds"]`` at least."""
     n = 0
     checkpoint = tune.get_checkpoint()
     if checkpoint:
@@ -45,6 +46,7 @@ def rising(config: dict) -> None:
             n = int(Path(folder, "n").read_text())
     while True:
         n += 1
+        time.sleep(config.get("seconds", 0))
         if n == FAIL_AT and config["cap"] in config.get("finish", ()):
             return
         if n == FAIL_AT and config["cap"] in config.get("fail", ()):
@@ -139,6 +141,22 @@ def test_the_policy_spends_the_budget_over_paused_trials(
     assert summary["recommended_score"] == by_trial[best].metrics["score"]
 
 
+def test_a_time_budget_is_the_trials_training_time_summed(cluster: None, tmp_path: Path) -> None:
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
+    results = fit(scheduler, tmp_path, seconds=0.1)
+    summary = scheduler.summary()
+    assert summary["cost"] == "given" and summary["in_flight"] == []
+    recorded = 0.0  # Tune's time_this_iter_s of each iteration the scheduler recorded
+    for result in results:
+        rows = [json.loads(r) for r in Path(result.path, "result.json").read_text().splitlines()]
+        pulls = summary["pulls"][result.metrics["trial_id"]]
+        recorded += sum(r["time_this_iter_s"] for r in rows if r["training_iteration"] <= pulls)
+    assert summary["spent"] == pytest.approx(recorded, rel=1e-9)
+    # spent when the run stopped; at most one iteration of each other trial ran on after it
+    assert 1.0 <= summary["spent"] < 1.0 + len(results) * 1.0
+    assert 3 <= summary["steps"] <= 1.0 / 0.1 + len(results)
+
+
 def forgetful(config: dict) -> None:
     """Ignores its checkpoint: restarts from the first iteration after a pause."""
     for n in range(1, 100):
@@ -201,6 +219,11 @@ def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_p
     ("options", "message"),
     [
         ({"budget": 1}, "budget=1 is not allowed: use an integer >= 2"),
+        ({"budget": None}, "give budget .* or time_budget_s .* one of the two"),
+        ({"time_budget_s": 60}, "give budget .* or time_budget_s .* one of the two"),
+        ({"budget": None, "time_budget_s": 0}, "time_budget_s=0 is not allowed: use a finite"),
+        ({"budget": None, "time_budget_s": float("inf")}, "time_budget_s=inf is not allowed"),
+        ({"cost": "seconds"}, "cost='seconds' is not allowed: the scheduler takes"),
         ({"mode": "best"}, "mode='best' is not allowed"),
         ({"metric": ""}, "metric='' is not allowed"),
         ({"policy": "nope"}, "policy='nope' is not allowed: use one of"),

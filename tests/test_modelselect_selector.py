@@ -311,7 +311,7 @@ def test_trace_shows_what_each_select_ranked_by() -> None:
         ModelSelector(K, BUDGET).trace()
 
 
-@pytest.mark.parametrize("version", ["risingbandits.modelselect/2", "risingbandits.modelselect/4"])
+@pytest.mark.parametrize("version", ["risingbandits.modelselect/2", "risingbandits.modelselect/5"])
 def test_checkpoints_of_other_versions_refused(version: str) -> None:
     data = ModelSelector(K, BUDGET).state_dict() | {"format": version}
     with pytest.raises(ValueError, match=f"checkpoint format '{version}' is not supported") as info:

@@ -16,11 +16,13 @@ from risingbandits.instances import (
 from risingbandits.policies import POLICIES, Policy, make_policy
 from risingbandits.regret import Oracle
 from risingbandits.simulate import SimulationResult, simulate, simulate_horizons
+from risingbandits.simulate_budget import BudgetResult, simulate_budget
 
 __version__ = "0.1.0"
 
 __all__ = [
     "POLICIES",
+    "BudgetResult",
     "Noise",
     "Oracle",
     "Policy",
@@ -33,5 +35,6 @@ __all__ = [
     "ltf",
     "make_policy",
     "simulate",
+    "simulate_budget",
     "simulate_horizons",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from risingbandits.policies.registry import make_policy
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import SeedLike, as_seed_sequence, policy_rng, reward_key
+
+if TYPE_CHECKING:
+    from risingbandits.simulate_budget import BudgetResult
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -215,6 +218,7 @@ TRACE_LIMIT = 50_000_000
 """Most numbers a trace may hold (seeds x recorded rounds x K x (1 + terms); 400 MB)."""
 
 
+@overload
 def simulate(
     instance: RisingInstance,
     policy: Policy | str,
@@ -226,9 +230,44 @@ def simulate(
     trace: bool = False,
     trace_every: int = 1,
     progress: ProgressCallback | None = None,
-) -> SimulationResult:
+) -> SimulationResult: ...
+
+
+@overload
+def simulate(
+    instance: RisingInstance,
+    policy: Policy | str,
+    horizon: None = None,
+    seeds: int | Sequence[SeedLike] = 1,
+    *,
+    budget: float,
+    workers: int = 1,
+    budget_kind: Literal["deadline", "total"] = "deadline",
+) -> BudgetResult: ...
+
+
+def simulate(
+    instance: RisingInstance,
+    policy: Policy | str,
+    horizon: int | None = None,
+    seeds: int | Sequence[SeedLike] = 1,
+    *,
+    record_arms: bool = False,
+    checkpoints: Sequence[int] = (),
+    trace: bool = False,
+    trace_every: int = 1,
+    progress: ProgressCallback | None = None,
+    budget: float | None = None,
+    workers: int = 1,
+    budget_kind: Literal["deadline", "total"] = "deadline",
+) -> SimulationResult | BudgetResult:
     """Run ``policy`` (a :class:`Policy`, or a registered name with its default parameters) on
     ``instance`` for ``horizon`` rounds, once per seed.
+
+    With ``budget=B`` instead of a horizon, the budget is in cost and ``workers`` workers pull
+    at once (``budget_kind`` "deadline" or "total"): the event-driven simulator
+    :func:`risingbandits.simulate_budget.simulate_budget`, which returns a
+    :class:`~risingbandits.simulate_budget.BudgetResult`.
 
     ``seeds`` is an integer count n (seeds 0..n-1) or a list of ints / ``SeedSequence`` objects.
     ``record_arms`` keeps the arm sequence of every seed (shape seeds x T).
@@ -240,6 +279,17 @@ def simulate(
     numbers is refused (raise ``trace_every``).
     ``progress(done, total)`` is called after each seed.
     """
+    if budget is not None or horizon is None:
+        if horizon is not None or budget is None:
+            raise ValueError(
+                f"horizon={horizon!r}, budget={budget!r} are not allowed: give a horizon in "
+                "pulls or a budget in cost, not both"
+            )
+        from risingbandits.simulate_budget import simulate_budget
+
+        return simulate_budget(
+            instance, policy, budget, seeds, workers=workers, budget_kind=budget_kind
+        )
     if isinstance(policy, str):
         policy = make_policy(policy)
     elif not isinstance(policy, Policy):

@@ -1,10 +1,21 @@
-"""``risingbandits select``: a rising-bandit policy drives K shell commands, one step per call."""
+"""``risingbandits select``: a rising-bandit policy drives K shell commands, one step per call.
+
+The budget is ``--budget`` calls, or ``--deadline``: seconds from now or a clock time (``17:30``:
+the next time the clock shows it, today or else tomorrow; or an ISO 8601 date and time, local
+unless it gives its offset). A deadline is a budget in seconds of training
+(``ModelSelector(..., cost="seconds")``): the time until it, times the workers that can run at
+once (at most one per command), and no call starts once the clock has passed it; the calls
+running then finish, so the run may end a call's length after it. On resume with a checkpoint,
+the budget becomes the seconds spent so far plus the new deadline's.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import math
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -42,10 +53,65 @@ def _score_range(text: str | None) -> tuple[float, float] | None:
     return low, high
 
 
+def _seconds_until(text: str, now: dt.datetime) -> float:
+    """``--deadline``: a plain number of seconds > 0, or a clock time (module docstring) still
+    to come, as seconds from ``now`` (an aware local time)."""
+    seconds = parse_number(text)
+    if seconds is None:
+        seconds = (_instant(text, now) - now).total_seconds()
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise UserError(
+            f"--deadline={text!r} is not allowed: give a finite number of seconds > 0 or a time "
+            "still to come"
+        )
+    return seconds
+
+
+def _instant(text: str, now: dt.datetime) -> dt.datetime:
+    """A clock time ``HH:MM[:SS]`` (its next occurrence from ``now``) or an ISO 8601 date and
+    time (local time unless it gives its offset)."""
+    try:
+        clock = dt.time.fromisoformat(text)
+    except ValueError:
+        clock = None
+    if clock is not None:
+        day = now.astimezone(clock.tzinfo).date() if clock.tzinfo else now.date()
+        when = dt.datetime.combine(day, clock).astimezone()
+        return when if when > now else when + dt.timedelta(days=1)
+    try:
+        return dt.datetime.fromisoformat(text).astimezone()
+    except ValueError:
+        raise UserError(
+            f"--deadline={text!r} is not allowed: use seconds (e.g. 3600), a clock time (17:30) "
+            "or an ISO 8601 date and time (2030-01-31T17:30)"
+        ) from None
+
+
+ONE_BUDGET = (
+    "give --budget (calls in total) or --deadline (seconds or a clock time), one of the two"
+)
+
+
+def _budget(
+    budget: int | None, deadline: str | None, workers: int, k: int
+) -> tuple[float, float | None]:
+    """The selector's budget and the seconds until the deadline (None with ``--budget``): a
+    deadline buys its seconds on each worker that can run at once (one per command at most)."""
+    if deadline is None:
+        if budget is None:
+            raise UserError(ONE_BUDGET)
+        return budget, None
+    if budget is not None:
+        raise UserError(ONE_BUDGET)
+    until = _seconds_until(deadline, dt.datetime.now().astimezone())
+    return until * max(1, min(workers, k)), until
+
+
 def _selector(
     commands: list[str],
     names: list[str] | None,
-    budget: int,
+    budget: float,
+    cost: str,
     policy: str,
     preset: str | None,
     params: dict[str, Any],
@@ -53,7 +119,8 @@ def _selector(
     score_range: tuple[float, float] | None,
     checkpoint: Path | None,
 ) -> ModelSelector:
-    """A new selector, or the one in ``checkpoint`` (same policy; its budget set to ``budget``)."""
+    """A new selector, or the one in ``checkpoint`` (same policy; its budget set to ``budget``,
+    or in seconds to those spent plus ``budget``)."""
     if names is not None and len(names) != len(commands):
         raise UserError(
             f"--name was given {len(names)} times for {len(commands)} commands: give one name "
@@ -67,6 +134,7 @@ def _selector(
         params=params,
         score_range=score_range,
         seed=seed,
+        cost=cost,
     )
     if checkpoint is None or not checkpoint.exists():
         return fresh
@@ -74,19 +142,22 @@ def _selector(
     for what, saved, given in [
         ("policy", selector.policy, fresh.policy),
         ("candidates", selector.names, fresh.names),
+        ("budget in", selector.cost, fresh.cost),
     ]:
         if saved != given:
             raise UserError(
                 f"--checkpoint {str(checkpoint)!r} holds a run with {what} {saved}, not {given}:"
                 " resume with the same options, or give another file"
             )
-    if budget != selector.budget:
+    if cost == "seconds":
+        selector.set_budget(selector.spent + budget)
+    elif budget != selector.budget:
         selector.set_budget(budget)
     return selector
 
 
 @contextlib.contextmanager
-def _budget_fits(budget: int) -> Iterator[None]:
+def _budget_fits(budget: float) -> Iterator[None]:
     """A budget whose policy state cannot be allocated is refused in one line."""
     try:
         yield
@@ -104,16 +175,22 @@ def _run(
     timeout: float | None,
     checkpoint: Path | None,
     quiet: bool,
+    until: float | None,
 ) -> None:
     """Spend the budget under a progress bar. Ctrl-C, SIGTERM or SIGHUP end the commands, say
-    how many scores the checkpoint keeps and exit with 128 + the signal, like ``sweep``."""
+    how many scores the checkpoint keeps and exit with 128 + the signal, like ``sweep``. With a
+    deadline ``until`` seconds from now, no call starts once it has passed."""
+    end = math.inf if until is None else time.monotonic() + until
     try:
         with progress_bar(disable=quiet) as bar:
-            label = f"{selector.policy['policy']} steps"
-            task = bar.add_task(label, total=selector.budget, completed=selector.t)
+            unit = "steps" if until is None else "seconds"
+            label = f"{selector.policy['policy']} {unit}"
+            task = bar.add_task(label, total=selector.budget, completed=int(selector.spent))
 
             def on_step(step: Step) -> None:
-                bar.update(task, completed=selector.t)
+                if time.monotonic() >= end and selector.spent < selector.budget:
+                    selector.set_budget(selector.spent)  # past the deadline: start no call
+                bar.update(task, total=selector.budget, completed=selector.spent)
 
             run_commands(
                 selector,
@@ -148,7 +225,13 @@ def select(
     commands: Annotated[
         list[str], typer.Argument(help="One shell command per candidate (quote each).")
     ],
-    budget: Annotated[int, typer.Option(help="Training steps (command calls) in total.")],
+    budget: Annotated[
+        int | None, typer.Option(help="Training steps (command calls) in total.")
+    ] = None,
+    deadline: Annotated[
+        str | None,
+        typer.Option(help="Instead of --budget: seconds, or a clock time (17:30, ISO 8601)."),
+    ] = None,
     name: Annotated[
         list[str] | None, typer.Option(help="Name of each candidate, in order (repeatable).")
     ] = None,
@@ -177,15 +260,18 @@ def select(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Run K commands, each training its candidate one step per call and printing its score on
-    its last line; the policy picks which command runs next, until BUDGET calls are spent."""
+    its last line; the policy picks which command runs next, until BUDGET calls are spent or
+    the DEADLINE has passed."""
     if len(commands) < 2:
         raise UserError(f"{len(commands)} command is not allowed: give two or more")
+    amount, until = _budget(budget, deadline, workers, len(commands))
     with lock_checkpoint(checkpoint):  # before it is read: a second run is refused at once
-        with _budget_fits(budget):
+        with _budget_fits(amount):
             selector = _selector(
                 commands,
                 name,
-                budget,
+                amount,
+                "pulls" if until is None else "seconds",
                 policy,
                 preset,
                 parse_params(policy, param or []),
@@ -193,7 +279,7 @@ def select(
                 _score_range(score_range),
                 checkpoint,
             )
-        _run(selector, commands, workers, timeout, checkpoint, as_json)
+        _run(selector, commands, workers, timeout, checkpoint, as_json, until)
     data = dict(summary(selector, commands))
     if as_json:
         typer.echo(json.dumps(data))

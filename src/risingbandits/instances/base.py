@@ -117,6 +117,37 @@ def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
     return table
 
 
+def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()) -> np.ndarray:
+    """A read-only K x T float64 table of positive finite costs (the cost of each arm's n-th
+    pull); one cost per arm (a length-K vector) is repeated along the pulls. One line naming the
+    arm and pull of the first bad value otherwise."""
+    try:
+        raw = np.asarray(costs)
+        table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("costs must be numbers: one per arm, or a table arms x pulls") from None
+    if table is None or table.ndim not in (1, 2):
+        raise ValueError(
+            f"costs has shape {np.shape(costs)}: use one cost per arm ({shape[0]},) or the "
+            f"shape of means, {shape}"
+        )
+    if table.ndim == 1:
+        if table.shape[0] != shape[0]:
+            raise ValueError(f"costs has {table.shape[0]} entries for {shape[0]} arms")
+        table = np.repeat(table[:, None], shape[1], axis=1)
+    if table.shape != shape:
+        raise ValueError(f"costs has shape {table.shape}: use the shape of means, {shape}")
+    bad = ~np.isfinite(table) | (table <= 0.0)
+    if bad.any():
+        arm, pull = np.argwhere(bad)[0]
+        raise ValueError(
+            f"costs[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not "
+            "allowed: use a finite number > 0"
+        )
+    table.setflags(write=False)
+    return table
+
+
 @dataclass(frozen=True)
 class ArmConcavity:
     """Concavity of one arm: how often its increments grow (Assumption 3.1 is violated)."""
@@ -162,6 +193,10 @@ class RisingInstance:
     the policy never sees (a test split) after each pull: when given, the final-model gap is
     judged on it (:meth:`risingbandits.regret.Oracle.final_gap`), while rewards and regret
     follow ``means`` (the validation scores the policy observes).
+
+    ``costs`` (optional, same shape, or one per arm; positive) is what each pull costs (seconds of
+    training, a cloud bill): the budget in cost of :func:`risingbandits.simulate_budget` spends
+    it. Without it every pull costs 1 (:attr:`pull_costs`).
     """
 
     means: np.ndarray
@@ -172,6 +207,7 @@ class RisingInstance:
     require_rising: bool = True
     noise_std: np.ndarray | None = None
     test_means: np.ndarray | None = None
+    costs: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(n) for n in self.arm_names)
@@ -191,6 +227,8 @@ class RisingInstance:
                     f"test_means has shape {test.shape}: use the shape of means, {table.shape}"
                 )
             object.__setattr__(self, "test_means", test)
+        if self.costs is not None:
+            object.__setattr__(self, "costs", validate_costs(self.costs, table.shape, names))
         if self.noise.kind == "curve-std" and self.noise_std is None:
             raise ValueError(
                 f"noise=curve-std is not allowed for instance {self.name!r}: it has no table of "
@@ -205,6 +243,15 @@ class RisingInstance:
     def max_horizon(self) -> int:
         """Largest horizon this table supports (pulls per arm in the table)."""
         return int(self.means.shape[1])
+
+    @cached_property
+    def pull_costs(self) -> np.ndarray:
+        """The cost of each arm's n-th pull (``costs``, or 1 for every pull; read-only)."""
+        if self.costs is not None:
+            return self.costs
+        ones = np.ones(self.means.shape)
+        ones.setflags(write=False)
+        return ones
 
     @property
     def noise_proxy(self) -> float:

@@ -4,6 +4,12 @@ An instance of a family is named ``"<family>/<generator seed>/<index>"`` and is 
 that name (and the family's parameters): instance j is the same whatever ``count`` is asked for,
 in any process, on any day. A change to a generator gets a new version (``ltf-v2``), never an
 edit of ``ltf-v1``, so published numbers stay reproducible.
+
+The random families (ltf-v1, concave-v1, concave-v2) take a parameter ``costs``: ``unit``
+(default: no costs, every pull costs 1, the instances of before) or ``spread`` (each arm one
+cost per pull, drawn log-uniformly over :data:`SPREAD_COSTS` = [0.1, 10], geometric mean 1, by
+the instance's own generator after its means, which stay those of ``unit``). The real test beds
+carry their measured costs (lcdb-v1, live-v1); imdb-v1 has none recorded.
 """
 
 from __future__ import annotations
@@ -32,6 +38,31 @@ IMDB_ALL_ARMS = (
     *(f"ogd_{a}" for a in ("0.0001", "0.003", "0.1", "0.25", "0.5", "1")),
 )
 """Every curve of ``curves.npz`` (29 learners, in the file's order): ``params = {arms = ...}``."""
+
+
+COST_OPTIONS = ("unit", "spread")
+SPREAD_COSTS = (0.1, 10.0)
+"""Range of the per-arm costs of ``costs = "spread"``: a hundredfold, as between a linear model
+and a wide network, around 1 (the median arm costs 1 per pull, as every arm does with unit)."""
+
+
+def _cost_option(name: str, params: Mapping[str, Any]) -> str:
+    """The family's ``costs`` parameter (one ValueError line naming it otherwise)."""
+    option = params.get("costs", "unit")
+    if option not in COST_OPTIONS:
+        raise ValueError(
+            f"costs={option!r} is not allowed for {name}: use unit (every pull costs 1) or "
+            f"spread (one cost per arm, log-uniform over {list(SPREAD_COSTS)})"
+        )
+    return str(option)
+
+
+def _drawn_costs(rng: np.random.Generator, option: str, n_arms: int) -> dict[str, Any]:
+    """The instance's ``costs`` for ``option``, drawn after its means (none for ``unit``)."""
+    if option == "unit":
+        return {}
+    low, high = np.log(SPREAD_COSTS)
+    return {"costs": np.exp(rng.uniform(low, high, n_arms))}
 
 
 def _family_rng(family: str, seed: int, index: int) -> np.random.Generator:
@@ -254,7 +285,8 @@ class Family:
     ``full_horizon`` is the longest table it allows; its ``index``, if any, its place in the
     whole family, which names it). None: unbounded (random) or one instance.
     A builder may return a fourth item: a mapping of the instance's other tables, by their
-    :class:`RisingInstance` field names (``noise_std``, ``test_means``)."""
+    :class:`RisingInstance` field names (``noise_std``, ``test_means``, ``costs``). A family
+    with the parameter ``costs`` gets its costs drawn here (:data:`COST_OPTIONS`)."""
 
 
 FAMILIES: dict[str, Family] = {
@@ -263,14 +295,14 @@ FAMILIES: dict[str, Family] = {
         "Linear-Then-Flat (paper App. A.1): K ~ U{2..5}, b ~ U[0.1, 1], t_sat ~ U[2.5k, 50k]",
         _ltf_v1,
         Noise("gaussian", 0.1),
-        params=("t_sat_scale",),
+        params=("t_sat_scale", "costs"),
     ),
     "concave-v1": Family(
         "concave-v1",
         "Concave (paper App. A.2): early peaker, late bloomer, saturating rat/exp/atan arms",
         _concave_v1,
         Noise("gaussian", 0.1),
-        params=("scale",),
+        params=("scale", "costs"),
     ),
     "concave-v2": Family(
         "concave-v2",
@@ -278,7 +310,7 @@ FAMILIES: dict[str, Family] = {
         "bloomer is the best fixed arm at T = 50,000",
         _concave_v2,
         Noise("gaussian", 0.1),
-        params=("scale",),
+        params=("scale", "costs"),
     ),
     "imdb-v1": Family(
         "imdb-v1",
@@ -351,7 +383,10 @@ def family_instance(
                 f"{len(members)} instances, use 0..{len(members) - 1}"
             )
         params = {**params, **members[index]}
-    table, names, meta, *tables = fam.build(_family_rng(name, seed, index), int(horizon), params)
+    option = _cost_option(name, params) if "costs" in fam.params else "unit"
+    rng = _family_rng(name, seed, index)
+    table, names, meta, *tables = fam.build(rng, int(horizon), params)
+    extra = {**(tables[0] if tables else {}), **_drawn_costs(rng, option, len(table))}
     place = int(params.get("index", index))
     return RisingInstance(
         table,
@@ -360,7 +395,7 @@ def family_instance(
         arm_names=names,
         meta={"family": name, "seed": seed, **meta, "index": place},
         require_rising=fam.rising,
-        **(tables[0] if tables else {}),
+        **extra,
     )
 
 

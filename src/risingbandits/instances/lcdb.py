@@ -21,6 +21,18 @@ here (also in ``docs/lcdb.md``):
   compiled counter-based one of every other instance; resampling one split's curve per run
   would make the noise a persistent offset along the whole run instead. Rewards are not clipped
   to [0, 1]. Any other noise model (``Noise("gaussian", 0.05)``, ...) can replace it.
+* **Cost** of a pull (``costs``, in seconds): the n-th pull costs LCDB's mean ``traintime``
+  (over its splits) at ``n x pull_size`` samples, interpolated like the scores, floored at
+  :data:`MIN_PULL_SECONDS`. Each LCDB row is one fit from scratch on ``size_train`` samples,
+  and most of its 20 learners (SVMs, trees, forests, boosting, discriminant analysis, ...)
+  cannot grow a fitted model by more samples, so the score the n-th pull reports is had only
+  by fitting on all ``n x pull_size`` samples: that fit is the pull's cost, and reaching pull n
+  costs the sum of the fits on the way, as in a loop that retrains at every step. Charging
+  only the difference to the previous pull's time would assume warm starts LCDB never made
+  (and half of its anchors train in under 10 ms, so such differences are partly timing noise:
+  8% of its anchor-to-anchor steps do not increase). Times LCDB left missing, zero or negative
+  are left out of an anchor's mean; an anchor with no time left is interpolated across from
+  its neighbours, and a curve with none costs the floor at every pull.
 * **Too short**: a horizon for which ``horizon x pull_size`` exceeds the last anchor of every
   chosen curve is refused; a chosen curve that ends earlier (LCDB stopped that learner) is held
   flat after its last anchor (``meta["last_anchor"]`` says where).
@@ -49,12 +61,32 @@ def short_name(learner: str) -> str:
     return learner.rsplit(".", 1)[-1]
 
 
-def interpolate(curve: Curve, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and standard deviation of ``curve`` at training-set ``sizes``: linear in log(size)
-    between anchors, flat before the first anchor and after the last."""
-    anchors = np.log(curve.sizes.astype(np.float64))
+MIN_PULL_SECONDS = 1e-4
+"""Floor of a pull's cost in seconds: LCDB's clock resolution (its times are recorded to 0.1 ms;
+the smallest in lcdb 0.1.0 is 0.3 ms), so that every cost is positive."""
+
+
+def _log_interp(anchors: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``values`` (one per anchor size) at ``sizes``: linear in log(size) between anchors, flat
+    before the first anchor and after the last."""
     at = np.log(np.asarray(sizes, dtype=np.float64))
-    return np.interp(at, anchors, curve.mean), np.interp(at, anchors, curve.std)
+    return np.interp(at, np.log(anchors.astype(np.float64)), values)
+
+
+def interpolate(curve: Curve, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of ``curve`` at training-set ``sizes`` (:func:`_log_interp`)."""
+    return _log_interp(curve.sizes, curve.mean, sizes), _log_interp(curve.sizes, curve.std, sizes)
+
+
+def pull_seconds(curve: Curve, sizes: np.ndarray) -> np.ndarray:
+    """The cost in seconds of pulls that fit ``curve``'s learner on ``sizes`` samples: LCDB's mean
+    training time there, interpolated over the anchors with a recorded time, at least
+    :data:`MIN_PULL_SECONDS` (module docstring: a pull is a fit from scratch)."""
+    known = np.isfinite(curve.seconds)
+    if not known.any():
+        return np.full(np.shape(sizes), MIN_PULL_SECONDS)
+    seconds = _log_interp(curve.sizes[known], curve.seconds[known], sizes)
+    return np.maximum(seconds, MIN_PULL_SECONDS)
 
 
 def _known_id(table: CurveTable, openml_id: Any) -> int:
@@ -104,9 +136,10 @@ def lcdb_tables(
     pull_size: int = 16,
     metric: str = "accuracy",
     horizon: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict[str, Any]]:
-    """Mean and standard-deviation tables (arms x pulls), arm names and meta of
-    :func:`from_lcdb` (every argument checked, one line per mistake)."""
+) -> tuple[np.ndarray, tuple[str, ...], dict[str, Any], dict[str, np.ndarray]]:
+    """Mean table (arms x pulls), arm names, meta and the other tables of :func:`from_lcdb`, by
+    their :class:`RisingInstance` field names (``noise_std``, ``costs``); every argument checked,
+    one line per mistake."""
     if metric not in METRICS:
         raise ValueError(
             f"metric={metric!r} is not allowed: use accuracy (LCDB's validation accuracy) or "
@@ -147,7 +180,11 @@ def lcdb_tables(
         "min_splits": int(min(c.splits.min() for c in curves)),
     }
     names = tuple(short_name(n) for n in chosen)
-    return np.vstack([m for m, _ in pairs]), np.vstack([s for _, s in pairs]), names, meta
+    tables = {
+        "noise_std": np.vstack([s for _, s in pairs]),
+        "costs": np.vstack([pull_seconds(c, sizes) for c in curves]),
+    }
+    return np.vstack([m for m, _ in pairs]), names, meta, tables
 
 
 def from_lcdb(
@@ -165,9 +202,10 @@ def from_lcdb(
     (default ``meta["full_horizon"]``, where the longest chosen curve ends) sets the table
     length. ``noise`` defaults to ``curve-std``: Gaussian with the spread across LCDB's splits,
     not clipped to [0, 1]. The instance carries the test accuracies too (``test_means``), on
-    which the final-model gap is judged. Needs ``pip install "risingbandits[lcdb]"``.
+    which the final-model gap is judged, and each pull's training time in seconds (``costs``:
+    the fit on ``n x pull_size`` samples). Needs ``pip install "risingbandits[lcdb]"``.
     """
-    means, std, names, meta = lcdb_tables(openml_id, learners, pull_size, metric, horizon)
+    means, names, meta, tables = lcdb_tables(openml_id, learners, pull_size, metric, horizon)
     test = lcdb_tables(openml_id, learners, pull_size, "test-accuracy", horizon)[0]
     return RisingInstance(
         means,
@@ -176,8 +214,8 @@ def from_lcdb(
         arm_names=names,
         meta={"family": "lcdb", **meta},
         require_rising=False,
-        noise_std=std,
         test_means=test,
+        **tables,
     )
 
 
@@ -260,9 +298,10 @@ def _v1_members(table: CurveTable, seed: int) -> tuple[dict[str, Any], ...]:
 
 def build_lcdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
     """Family builder of lcdb-v1 (``params`` holds one entry of :func:`lcdb_v1_members`):
-    (means, arm names, meta, {standard deviations, test curves}). The policy observes LCDB's
-    validation accuracy; the final-model gap is judged on its test accuracy (``score_test``),
-    on data no policy sees."""
+    (means, arm names, meta, {standard deviations, costs, test curves}). The policy observes
+    LCDB's validation accuracy; the final-model gap is judged on its test accuracy
+    (``score_test``), on data no policy sees; a pull costs LCDB's training time (module
+    docstring)."""
     full = params["full_horizon"]
     if horizon > full:
         raise ValueError(
@@ -270,11 +309,11 @@ def build_lcdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, A
             f"{params['openml_id']}: its full horizon is {full} pulls (every lcdb-v1 instance "
             f"allows horizons up to {V1_MIN_SIZE // V1_PULL_SIZE})"
         )
-    means, std, names, meta = lcdb_tables(
+    means, names, meta, tables = lcdb_tables(
         params["openml_id"], params["learners"], V1_PULL_SIZE, "accuracy", horizon
     )
     test = lcdb_tables(
         params["openml_id"], params["learners"], V1_PULL_SIZE, "test-accuracy", horizon
     )[0]
     meta |= {"split": params["split"], "full_horizon": full}
-    return means, names, meta, {"noise_std": std, "test_means": test}
+    return means, names, meta, tables | {"test_means": test}

@@ -15,9 +15,11 @@ most), and the ``openmlid`` and ``Name`` columns of ``lcdb/datasets.csv``. We ne
 ``lcdb`` module (it imports ``openml`` and ``func_timeout`` without declaring them): its files
 are found through the installed package's metadata and read with pyarrow.
 
-Parsed form: one row per (openmlid, learner, size_train), sorted, with the number of splits and
-the mean and sample standard deviation (ddof = 1; 0 for a single split) of ``score_valid`` and
-``score_test`` over the splits (rows with a missing score are left out). It is cached as Parquet
+Parsed form: one row per (openmlid, learner, size_train), sorted, with the number of splits, the
+mean and sample standard deviation (ddof = 1; 0 for a single split) of ``score_valid`` and
+``score_test`` over the splits (rows with a missing score are left out), and the mean
+``traintime`` in seconds over the same splits (a split's time that is missing, zero or negative
+is left out of the mean; NaN when none is left). It is cached as Parquet
 in ``<cache root>/lcdb/<lcdb version>/accuracy.parquet`` (cache root as for compiled kernels:
 ``$RISINGBANDITS_CACHE_DIR`` or ``${XDG_CACHE_HOME:-~/.cache}/risingbandits``), written
 atomically, tagged with the CSV's size and modification time, and rebuilt when it is damaged or
@@ -45,8 +47,9 @@ from risingbandits.user_cache import private_dir, user_cache_root
 INSTALL = 'pip install "risingbandits[lcdb]"'
 CURVES_FILE = "database-accuracy.csv"
 NAMES_FILE = "datasets.csv"
-COLUMNS = ("openmlid", "learner", "size_train", "score_valid", "score_test")
-CACHE_FORMAT = b"1"
+COLUMNS = ("openmlid", "learner", "size_train", "score_valid", "score_test", "traintime")
+CACHE_FORMAT = b"2"
+"""Version of the parsed form: a cache written in another one is rebuilt (2: ``seconds``)."""
 SCORES = ("valid", "test")
 
 
@@ -94,13 +97,15 @@ def lcdb_source() -> LcdbSource:
 @dataclass(frozen=True)
 class Curve:
     """One learner's learning curve on one data set: per anchor (training-set size, increasing)
-    the number of splits and the mean and standard deviation of the score over the splits."""
+    the number of splits, the mean and standard deviation of the score over the splits, and the
+    mean training time in seconds (NaN where LCDB recorded no positive time)."""
 
     learner: str
     sizes: np.ndarray
     splits: np.ndarray
     mean: np.ndarray
     std: np.ndarray
+    seconds: np.ndarray
 
     @property
     def last_size(self) -> int:
@@ -146,6 +151,7 @@ class CurveTable:
             c["splits"][rows],
             c[f"{score}_mean"][rows],
             c[f"{score}_std"][rows],
+            c["seconds"][rows],
         )
 
 
@@ -190,15 +196,21 @@ def _parse_csv(path: Path) -> Any:
             f"{', '.join(COLUMNS)}"
         )
     types = {"openmlid": pa.int64(), "learner": pa.string(), "size_train": pa.int64()}
-    types |= {"score_valid": pa.float64(), "score_test": pa.float64()}
+    types |= {"score_valid": pa.float64(), "score_test": pa.float64(), "traintime": pa.float64()}
     options = pcsv.ConvertOptions(include_columns=list(COLUMNS), column_types=types)
     try:
         raw = pcsv.read_csv(path, convert_options=options)
     except pa.ArrowInvalid as exc:
         raise ValueError(f"LCDB table {path} cannot be read: {exc}") from None
     raw = raw.filter(pc.and_(pc.is_valid(raw["score_valid"]), pc.is_valid(raw["score_test"])))
+    time = raw["traintime"]
+    raw = raw.set_column(
+        raw.column_names.index("traintime"),
+        "traintime",
+        pc.if_else(pc.greater(time, 0.0), time, pa.scalar(None, pa.float64())),
+    )
     ddof1 = pc.VarianceOptions(ddof=1)
-    aggregates: list[tuple[Any, ...]] = [("score_valid", "count")]
+    aggregates: list[tuple[Any, ...]] = [("score_valid", "count"), ("traintime", "mean")]
     for score in SCORES:
         aggregates += [(f"score_{score}", "mean"), (f"score_{score}", "stddev", ddof1)]
     keys = ["openmlid", "learner", "size_train"]
@@ -209,6 +221,7 @@ def _parse_csv(path: Path) -> Any:
     for score in SCORES:
         out[f"{score}_mean"] = grouped[f"score_{score}_mean"]
         out[f"{score}_std"] = pc.fill_null(grouped[f"score_{score}_stddev"], 0.0)
+    out["seconds"] = pc.fill_null(grouped["traintime_mean"], np.nan)
     return pa.table(out)
 
 
@@ -226,7 +239,7 @@ def _read_cache(path: Path, stamp: bytes) -> dict[str, np.ndarray] | None:
     except (pa.ArrowException, OSError):
         return None
     meta = table.schema.metadata or {}
-    expected = {"openmlid", "learner", "size_train", "splits"}
+    expected = {"openmlid", "learner", "size_train", "splits", "seconds"}
     expected |= {f"{s}_{k}" for s in SCORES for k in ("mean", "std")}
     if (
         meta.get(b"source") != stamp

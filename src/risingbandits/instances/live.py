@@ -23,6 +23,9 @@ Rules of ``live-v1`` (a change to any of them is a new family version):
   replacement from its pool, in the drawn order, by a generator seeded with (family, generator
   seed, data set, data-order seed): seed 0 is the canonical draw, and a task gets the same arms
   whichever split lists it. The full horizon is 1,024 = 128 pulls per candidate at K = 8;
+* **cost** of a pull: the recorded wall time of its unit in seconds (``costs``; the units are
+  incremental, so a pull costs its own ``partial_fit`` and score, not a refit), at least
+  :data:`MIN_UNIT_SECONDS`;
 * **ids**: ``live-v1/<generator seed>/<index>``, index = the place in the whole family (data sets
   in :data:`DATASETS` order, then data-order seeds 0..7).
 """
@@ -63,6 +66,9 @@ DATA_SHA256 = {
 }
 """SHA-256 of each data set's features and labels as read
 (:func:`risingbandits.modelselect.live_data.digest`): the curves are defined on exactly these."""
+MIN_UNIT_SECONDS = 1e-6
+"""Floor of a pull's cost in seconds: a recorded time of 0 (the cache accepts times >= 0) costs
+this, as every cost must be positive."""
 BUILD_MINUTES = 15
 """A full build on 2 cores took 14.9 minutes (docs/live.md): the not-built message says so."""
 
@@ -193,9 +199,10 @@ def live_v1_members(seed: int, params: Mapping[str, Any]) -> list[dict[str, Any]
 
 def _tables(
     dataset: str, order_seed: int, arms: tuple[str, ...], horizon: int, units: int
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Validation and test curves of ``arms`` (rows in that order) up to ``horizon``, and the
-    recorded facts of the task (sizes, wall times, versions) as meta."""
+) -> tuple[np.ndarray, dict[str, Any], dict[str, np.ndarray]]:
+    """Validation curves of ``arms`` (rows in that order) up to ``horizon``, the recorded facts
+    of the task (sizes, wall times, versions) as meta, and the test curves and costs by their
+    :class:`RisingInstance` field names."""
     from risingbandits.instances.live_cache import read_built  # it imports this module
 
     names = pool_names(dataset)
@@ -222,13 +229,18 @@ def _tables(
         "versions": dict(task.versions),
         "unit_seconds": task.seconds[rows, :horizon].tolist(),
     }
-    return task.validation[rows, :horizon], task.test[rows, :horizon], meta
+    tables = {
+        "test_means": task.test[rows, :horizon],
+        "costs": np.maximum(task.seconds[rows, :horizon], MIN_UNIT_SECONDS),
+    }
+    return task.validation[rows, :horizon], meta, tables
 
 
 def build_live_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
     """Family builder of live-v1 (``params`` holds one entry of :func:`live_v1_members`):
-    (validation curves, arm names, meta, {test curves}). ``meta["unit_seconds"]`` holds, per
-    arm, the measured wall time of each unit (one ``partial_fit`` plus the validation score)."""
+    (validation curves, arm names, meta, {test curves, costs}). ``meta["unit_seconds"]`` holds,
+    per arm, the measured wall time of each unit (one ``partial_fit`` plus the validation score),
+    which is each pull's cost (``costs``, floored at :data:`MIN_UNIT_SECONDS`)."""
     full = params["full_horizon"]
     if horizon > full:
         raise ValueError(
@@ -236,9 +248,9 @@ def build_live_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, A
             f"({full // ARMS} pulls per candidate at K = {ARMS})"
         )
     arms = tuple(params["arms"])
-    means, test, meta = _tables(params["dataset"], params["order_seed"], arms, horizon, full)
+    means, meta, tables = _tables(params["dataset"], params["order_seed"], arms, horizon, full)
     meta |= {"split": params["split"], "full_horizon": full}
-    return means, arms, meta, {"test_means": test}
+    return means, arms, meta, tables
 
 
 def live_instance(
@@ -250,11 +262,12 @@ def live_instance(
 ) -> RisingInstance:
     """The recorded curves of any built task as an instance (the family's members, the outside
     check ``digits``, or a small build with other ``units``): every candidate of the pool by
-    default, validation curves as means (``Noise("none")``), test curves as ``test_means``."""
+    default, validation curves as means (``Noise("none")``), test curves as ``test_means``,
+    the units' wall times as ``costs``."""
     units = V1_UNITS if units is None else units
     chosen = pool_names(dataset) if arms is None else tuple(arms)
     full = units if horizon is None else horizon
-    means, test, meta = _tables(dataset, order_seed, chosen, full, units)
+    means, meta, tables = _tables(dataset, order_seed, chosen, full, units)
     return RisingInstance(
         means,
         Noise("none"),
@@ -262,5 +275,5 @@ def live_instance(
         arm_names=chosen,
         meta={"family": "live", **meta},
         require_rising=False,
-        test_means=test,
+        **tables,
     )

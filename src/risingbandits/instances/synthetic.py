@@ -81,10 +81,13 @@ def from_means(
     name: str = "custom",
     arm_names: Sequence[str] = (),
     require_rising: bool = True,
+    costs: Any = None,
 ) -> RisingInstance:
     """An instance from a K x T table (``means[i, n - 1]`` = mean of the n-th pull of arm i).
 
     ``require_rising=False`` accepts tables that decrease somewhere (real learning curves).
+    ``costs``: the cost of each pull, a K x T table or one cost per arm (positive; default 1
+    per pull), spent by a budget in cost (:func:`risingbandits.simulate_budget`).
     """
     return RisingInstance(
         means,
@@ -93,6 +96,7 @@ def from_means(
         arm_names=tuple(arm_names),
         meta={"family": "table"},
         require_rising=require_rising,
+        costs=costs,
     )
 
 

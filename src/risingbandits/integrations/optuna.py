@@ -24,9 +24,12 @@ with an error. An interrupt (``KeyboardInterrupt``) propagates with its step giv
 :meth:`~OptunaSelection.finish` (or ``run`` again) still works.
 
 Optuna's own pruners are not consulted: the rising-bandit policy decides which trial trains,
-under a budget of training steps known in advance (CURE-UCB, Song et al. 2026). The study must
-maximise one objective, the score the selector maximises (report an accuracy, or a loss
-rescaled with ``score_range``). Needs ``pip install "risingbandits[optuna]"``.
+under a budget known in advance (CURE-UCB, Song et al. 2026): ``budget`` training steps, or
+``timeout`` seconds of training (a selector with ``cost="seconds"``: each step is timed from
+its ``select`` to its ``update``, a failed step's time is spent too, and the last step may
+overrun; with one worker this is the run's wall time less the selection's own overhead). The
+study must maximise one objective, the score the selector maximises (report an accuracy, or a
+loss rescaled with ``score_range``). Needs ``pip install "risingbandits[optuna]"``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from risingbandits.extras import require
 from risingbandits.modelselect import ModelSelector
+from risingbandits.policies.machinery.checkpoint import number
 
 if TYPE_CHECKING:
     import optuna
@@ -98,12 +102,31 @@ def _check_study(study: Any) -> None:
         )
 
 
+def _budget_and_cost(budget: Any, timeout: Any, options: Mapping[str, Any]) -> tuple[float, str]:
+    """The selector's budget and what it counts: ``budget`` steps or ``timeout`` seconds."""
+    if "cost" in options:
+        raise ValueError(
+            f"cost={options['cost']!r} is not allowed: give budget (training steps) or timeout "
+            "(seconds of training)"
+        )
+    if (budget is None) == (timeout is None):
+        raise ValueError(
+            "give budget (training steps) or timeout (seconds of training), one of the two"
+        )
+    if timeout is None:
+        return budget, "pulls"
+    if not number(timeout) or timeout <= 0:
+        raise ValueError(f"timeout={timeout!r} is not allowed: use a finite number of seconds > 0")
+    return timeout, "seconds"
+
+
 class OptunaSelection:
     """K Optuna trials trained step by step; a rising-bandit policy picks the next one.
 
     Give the candidates as ``candidates`` (a list of parameter dicts) or as ``search_space``
-    (Optuna distributions) with ``n_candidates``; every other keyword (``budget``, ``policy``,
-    ``seed``, ``score_range``, ...) goes to :class:`~risingbandits.modelselect.ModelSelector`.
+    (Optuna distributions) with ``n_candidates``, and the budget as ``budget`` (training steps)
+    or ``timeout`` (seconds of training); every other keyword (``policy``, ``seed``,
+    ``score_range``, ...) goes to :class:`~risingbandits.modelselect.ModelSelector`.
     Candidate ``i`` is ``trials[i]``; its parameters are ``params[i]``. The summary is stored
     at :meth:`finish` as ``study.user_attrs[selection.summary_key]``.
     """
@@ -115,12 +138,14 @@ class OptunaSelection:
         *,
         search_space: Mapping[str, Any] | None = None,
         n_candidates: int | None = None,
-        budget: int,
+        budget: int | None = None,
+        timeout: float | None = None,
         **selector_options: Any,
     ) -> None:
         _check_study(study)
         if (candidates is None) == (search_space is None):
             raise ValueError("give either candidates (a list of dicts) or search_space, not both")
+        amount, cost = _budget_and_cost(budget, timeout, selector_options)
         # everything is checked before the first trial is created
         if search_space is not None:
             if isinstance(n_candidates, bool) or not isinstance(n_candidates, int):
@@ -138,7 +163,9 @@ class OptunaSelection:
             distributions = _categorical(candidates)
             fixed = [{name: distributions[name] for name in params} for params in candidates]
             enqueued = [dict(params) for params in candidates]
-        self.selector = ModelSelector(len(fixed), budget, **selector_options)  # "candidate{i}"
+        self.selector = ModelSelector(  # candidates named "candidate{i}"
+            len(fixed), amount, cost=cost, **selector_options
+        )
         self.study = study
         self.trials: list[optuna.Trial] = []
         for params, distributions_of_trial in zip(enqueued, fixed, strict=True):

@@ -1,7 +1,13 @@
 """A Ray Tune ``TrialScheduler`` in which a rising-bandit policy decides which trial trains next.
 
 Each training iteration a trial reports is one pull of its arm; ``budget`` iterations are spent
-in all. Like Ray's ``HyperBandScheduler``, the scheduler answers each result with CONTINUE, PAUSE
+in all, or, with ``time_budget_s``, seconds of training: each iteration costs the
+``time_this_iter_s`` Tune reports with it (a selector with ``cost="given"``), and the run stops
+once the trials' training time summed (their ``time_total_s``, as recorded) reaches the budget;
+the last iterations may overrun it, and an iteration that fails costs nothing (Tune reports no
+time for it).
+
+Like Ray's ``HyperBandScheduler``, the scheduler answers each result with CONTINUE, PAUSE
 or STOP and names the paused trial to resume in ``choose_trial_to_run``: when a trial reports,
 the policy (a :class:`~risingbandits.modelselect.ModelSelector` with one candidate per trial)
 picks, among that trial and the waiting ones (paused, or new and not started yet), the trial
@@ -66,23 +72,27 @@ from ray.tune.schedulers import TrialScheduler  # noqa: E402
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
 from risingbandits.modelselect.scores import parse_score_range  # noqa: E402
+from risingbandits.policies.machinery.checkpoint import number  # noqa: E402
 
 if TYPE_CHECKING:
     from ray.tune.execution.tune_controller import TuneController
 
 ITERATION = "training_iteration"
+ITERATION_TIME = "time_this_iter_s"
 SELECTOR_OPTIONS = tuple(
     name
     for name, p in inspect.signature(ModelSelector).parameters.items()
-    if p.kind is p.KEYWORD_ONLY and name != "score_range"
+    if p.kind is p.KEYWORD_ONLY and name not in ("score_range", "cost")
 )
-"""The ModelSelector keywords the scheduler passes on (``score_range`` is its own)."""
+"""The ModelSelector keywords the scheduler passes on (``score_range`` and ``cost`` are its
+own)."""
 LOG_FILES = (EXPR_RESULT_FILE, EXPR_PROGRESS_FILE)
 """The files Ray's JSON and CSV logger callbacks copy back from storage when a trial starts."""
 
 
 class RisingBanditScheduler(TrialScheduler):
-    """Spend ``budget`` training iterations over the trials of a Tune run with ``policy``.
+    """Spend ``budget`` training iterations, or ``time_budget_s`` seconds of training, over the
+    trials of a Tune run with ``policy``.
 
     ``metric``/``mode`` may instead come from ``tune.TuneConfig``; other keywords (``seed``,
     ``preset``, ``params``, ``max_pending``, ...) go to the
@@ -92,8 +102,9 @@ class RisingBanditScheduler(TrialScheduler):
 
     def __init__(
         self,
-        budget: int,
+        budget: int | None = None,
         *,
+        time_budget_s: float | None = None,
         policy: str = DEFAULT_POLICY,
         metric: str | None = None,
         mode: str | None = None,
@@ -101,8 +112,7 @@ class RisingBanditScheduler(TrialScheduler):
         **selector_options: Any,
     ) -> None:
         super().__init__()
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 2:
-            raise ValueError(f"budget={budget!r} is not allowed: use an integer >= 2")
+        self._budget, self._timed = _checked_budget(budget, time_budget_s)
         if metric is not None and not (isinstance(metric, str) and metric):
             raise ValueError(f"metric={metric!r} is not allowed: use the name of a reported metric")
         if mode not in (None, "min", "max"):
@@ -113,7 +123,6 @@ class RisingBanditScheduler(TrialScheduler):
                     f"{name}={value!r} is not allowed: the scheduler takes budget, policy, "
                     f"metric, mode, score_range, {', '.join(SELECTOR_OPTIONS)}"
                 )
-        self._budget = budget
         self._policy = policy
         self._metric = metric
         self._mode = mode
@@ -187,8 +196,13 @@ class RisingBanditScheduler(TrialScheduler):
         if self._selector is None:
             return f"Using rising bandits ({self._policy}): waiting for the first result"
         s = self._selector
+        spent = (
+            f"{s.t}/{s.budget} iterations"
+            if not self._timed
+            else f"{s.spent:.1f}/{s.budget:g} s of training ({s.t} iterations)"
+        )
         return (
-            f"Using rising bandits ({self._policy}): {s.t}/{self._budget} iterations, "
+            f"Using rising bandits ({self._policy}): {spent}, "
             f"pulls per trial {dict(zip(s.names, s.pulls, strict=True))}"
         )
 
@@ -223,7 +237,12 @@ class RisingBanditScheduler(TrialScheduler):
             low, high = score_range if score_range else (0.0, 1.0)
             score_range = (-high, -low)
         return ModelSelector(
-            names, self._budget, self._policy, score_range=score_range, **self._options
+            names,
+            self._budget,
+            self._policy,
+            score_range=score_range,
+            cost="given" if self._timed else "pulls",
+            **self._options,
         )
 
     def _started(self) -> ModelSelector:
@@ -268,11 +287,26 @@ class RisingBanditScheduler(TrialScheduler):
                 f"{previous}: it resumed without its checkpoint; report one with each result "
                 "(tune.report(metrics, checkpoint=...)) and load tune.get_checkpoint() at start"
             )
+        cost = self._seconds(trial, result) if self._timed else None
         self._iteration[trial.trial_id] = iteration
         value = float(result[self._metric])
         selector.update(
-            index, -value if self._mode == "min" else value, metrics={ITERATION: iteration}
+            index,
+            -value if self._mode == "min" else value,
+            metrics={ITERATION: iteration},
+            cost=cost,
         )
+
+    @staticmethod
+    def _seconds(trial: Trial, result: dict[str, Any]) -> float:
+        """The training time of the iteration ``result`` reports (Tune's own measure)."""
+        seconds: Any = result.get(ITERATION_TIME)
+        if not number(seconds) or seconds <= 0:
+            raise ValueError(
+                f"trial {trial.trial_id} reported {ITERATION_TIME}={seconds!r}: a time budget "
+                "needs Tune's time of each iteration, a finite number of seconds > 0"
+            )
+        return float(seconds)
 
     def _queue(self, trial: Trial) -> None:
         """Run ``trial`` next (picked with a pull in flight), its logs stored first."""
@@ -316,6 +350,24 @@ class RisingBanditScheduler(TrialScheduler):
         active = selector.active
         if selector.remaining > 0 and selector.names[index] in active and len(active) > 2:
             selector.retire(index)
+
+
+def _checked_budget(budget: Any, time_budget_s: Any) -> tuple[float, bool]:
+    """The budget and whether it is in seconds of training (each iteration's cost given)."""
+    if (budget is None) == (time_budget_s is None):
+        raise ValueError(
+            "give budget (training iterations) or time_budget_s (seconds of training), one of "
+            "the two"
+        )
+    if time_budget_s is None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 2:
+            raise ValueError(f"budget={budget!r} is not allowed: use an integer >= 2")
+        return budget, False
+    if not number(time_budget_s) or time_budget_s <= 0:
+        raise ValueError(
+            f"time_budget_s={time_budget_s!r} is not allowed: use a finite number of seconds > 0"
+        )
+    return float(time_budget_s), True
 
 
 def _store_logs(trial: Trial) -> None:

@@ -1,12 +1,15 @@
 """The model selector's checkpoint format and files.
 
-A checkpoint is one JSON object, tagged ``"format": FORMAT``. Version 3 (this one) holds the
-candidates (all names, the active ones, forced pulls still to start), the budget, the pulls in
-flight, the history of scores with their metrics, the trace if one is kept, and the policy's
-online run (parameters, run state at its capacity, generator; :meth:`~risingbandits.policies.
-base.Policy.state_dict`). A checkpoint of another version is refused with one line (version 2
-held the run state for the whole budget, K x T; version 1 had no pulls in flight, history or
-candidate changes).
+A checkpoint is one JSON object, tagged ``"format": FORMAT``. Version 4 (this one) holds the
+candidates (all names, the active ones, forced pulls still to start), what the budget counts
+(``cost``) and the budget, the costs of a budget in cost (each candidate's summed cost, the
+cost of cancelled steps, under ``"seconds"`` how long each step in flight has run:
+:class:`~risingbandits.modelselect.costs.PullCosts`), the pulls in flight, the history of
+scores with their metrics, the trace if one is kept, and the policy's online run (parameters,
+run state at its capacity, generator; :meth:`~risingbandits.policies.base.Policy.state_dict`).
+Version 3 is version 4 with a budget of steps (read as ``cost="pulls"``, no costs); any other
+version is refused with one line (version 2 held the run state for the whole budget, K x T;
+version 1 had no pulls in flight, history or candidate changes).
 
 Every field is checked before anything is built from it, one ``ValueError`` line naming the
 field (the selector's own fields by :func:`check_selector_fields`, the candidates, history and
@@ -25,14 +28,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from risingbandits.modelselect.costs import COST_MODES
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
 from risingbandits.policies.machinery.checkpoint import integer, number, refuse
 
-FORMAT = "risingbandits.modelselect/3"
+FORMAT = "risingbandits.modelselect/4"
+STEPS_ONLY = "risingbandits.modelselect/3"
+"""The previous version: this one without a budget in cost (read as ``cost="pulls"``)."""
 _FAMILY = "risingbandits.modelselect/"
 FIELDS = (
     "candidates",
+    "cost",
     "budget",
+    "costs",
     "score_range",
     "noise_proxy",
     "seed",
@@ -45,29 +53,39 @@ FIELDS = (
 
 
 def check_format(data: Any) -> Mapping[str, Any]:
-    """``data`` if it is a checkpoint of this version (one clear ValueError otherwise)."""
+    """``data`` if it is a checkpoint of this version, or of version 3 as one of this version
+    with a budget of steps (one clear ValueError otherwise)."""
     found = data.get("format") if isinstance(data, Mapping) else None
     if not isinstance(found, str) or not found.startswith(_FAMILY):
         raise ValueError(f"not a model-selection checkpoint: its format is not {FORMAT!r}")
+    if found == STEPS_ONLY:
+        return {**data, "format": FORMAT, "cost": "pulls", "costs": None}
     if found != FORMAT:
         raise ValueError(
             f"checkpoint format {found[:60]!r} is not supported: this version of risingbandits "
-            f"reads {FORMAT!r} only"
+            f"reads {FORMAT!r} and {STEPS_ONLY!r} only"
         )
     return data
 
 
 def check_selector_fields(data: Mapping[str, Any]) -> None:
-    """The selector's own settings: every field present, the budget an integer in
-    1..2**53, the seed an integer >= 0, ``max_pending`` null or an integer >= 1,
-    ``noise_proxy`` a finite number >= 0, ``score_range`` null or a list of two numbers, the
-    policy's configuration a mapping (``{"policy": name, "params": {...}}``)."""
+    """The selector's own settings: every field present, ``cost`` one of
+    :data:`~risingbandits.modelselect.costs.COST_MODES`, the budget an integer in 1..2**53 (a
+    budget of steps) or a finite number > 0 (in cost), the seed an integer >= 0,
+    ``max_pending`` null or an integer >= 1, ``noise_proxy`` a finite number >= 0,
+    ``score_range`` null or a list of two numbers, the policy's configuration a mapping
+    (``{"policy": name, "params": {...}}``)."""
     missing = [k for k in FIELDS if k not in data]
     if missing:
         raise ValueError(f"checkpoint has no {', '.join(missing)}: it is incomplete")
     budget, seed, pending = data["budget"], data["seed"], data["max_pending"]
-    if not integer(budget) or not 1 <= budget <= MAX_HORIZON:
+    cost = data["cost"]
+    if not isinstance(cost, str) or cost not in COST_MODES:
+        raise refuse("cost", cost, f"use one of {', '.join(COST_MODES)}")
+    if cost == "pulls" and (not integer(budget) or not 1 <= budget <= MAX_HORIZON):
         raise refuse("budget", budget, f"use an integer in 1..{MAX_HORIZON}")
+    if cost != "pulls" and (not number(budget) or budget <= 0):
+        raise refuse("budget", budget, "use a finite number > 0 (a budget in cost)")
     if not integer(seed) or seed < 0:
         raise refuse("seed", seed, "use an integer >= 0")
     if pending is not None and (not integer(pending) or pending < 1):

@@ -23,7 +23,19 @@ of the calls.
 
 The budget T counts training steps: a ``select`` beyond T minus the steps started is refused,
 so each step is spent exactly once (:meth:`~ModelSelector.cancel` gives back a step that will
-never report). :meth:`~ModelSelector.set_budget`, :meth:`~ModelSelector.add_candidate` and
+never report). ``cost="seconds"`` or ``cost="given"`` makes the budget one in cost
+(:mod:`~risingbandits.modelselect.costs`): the wall time of each step, or a cost reported with
+each score; the selector is done once the cost spent reaches the budget (the last step may
+overrun it), a candidate trains on one worker at a time (one step in flight each), and the
+policy's horizon is the steps the budget buys at the mean cost per step, resized as the costs
+come in. A policy that plans in cost (the default) is told before each ``select`` each
+candidate's steps left at its own cost (:func:`~risingbandits.policies.machinery.kernel.
+plan_one`); when it finds nothing worth starting while steps are in flight (every candidate it
+would train is training), ``select()`` is refused with a RuntimeError saying to report a result
+first, except under ``available=...`` (a worker to fill now), where the available candidate it
+ranks highest is taken, as for an unavailable choice.
+
+:meth:`~ModelSelector.set_budget`, :meth:`~ModelSelector.add_candidate` and
 :meth:`~ModelSelector.retire` move the policy's run state to the new size
 (:mod:`~risingbandits.policies.machinery.transplant`): the horizon-aware policies replan for the
 new T, a new candidate first gets :data:`~risingbandits.modelselect.candidates.NEW_CANDIDATE_PULLS`
@@ -62,6 +74,14 @@ from risingbandits.modelselect.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from risingbandits.modelselect.costs import (
+    UNITS,
+    PullCosts,
+    check_cost_mode,
+    cost_budget,
+    first_horizon,
+    horizon_goal,
+)
 from risingbandits.modelselect.history import ScoreHistory
 from risingbandits.modelselect.pending import PullsInFlight, fantasy_score
 from risingbandits.modelselect.scores import checked_metrics, parse_score_range, unit_score
@@ -69,6 +89,7 @@ from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
 from risingbandits.policies.machinery.checkpoint import check_fields, integer, refuse
+from risingbandits.policies.machinery.kernel import plans_in_cost
 from risingbandits.policies.machinery.online import OnlineRun
 from risingbandits.policies.machinery.trace import Trace
 from risingbandits.policies.registry import make_policy, policy_class, policy_from_dict
@@ -82,6 +103,11 @@ full horizon (``risingbandits reproduce heldout``; README "Which policy should I
 DEFAULT_NOISE_PROXY = 0.5
 MAX_REDIRECTS = 3
 """Times the policy is asked again when it chooses an unavailable candidate."""
+WAIT = (
+    "select() is not allowed now: every candidate worth training is training; report a result "
+    "with update() first"
+)
+"""Why a ``select`` is refused when a policy that plans in cost waits for a result."""
 
 
 def _int_at_least(name: str, value: Any, low: int, why: str) -> int:
@@ -122,7 +148,8 @@ def _best_allowed(scores: np.ndarray, allowed: list[bool]) -> int:
 
 
 class ModelSelector:
-    """Choose which of K candidate models to train next, within a budget of T training steps.
+    """Choose which of K candidate models to train next, within a budget of T training steps
+    (``cost="pulls"``) or of seconds (``cost="seconds"``) or given costs (``cost="given"``).
 
     ``policy`` is a registry name (with optional ``preset`` and ``params``) or a configured
     :class:`~risingbandits.policies.base.Policy` (copied). ``seed`` fixes the policy's own
@@ -134,7 +161,7 @@ class ModelSelector:
     def __init__(
         self,
         candidates: int | Sequence[str],
-        budget: int,
+        budget: float,
         policy: str | Policy = DEFAULT_POLICY,
         *,
         preset: str | None = None,
@@ -144,11 +171,13 @@ class ModelSelector:
         seed: int = 0,
         max_pending: int | None = None,
         trace: bool = False,
+        cost: str = "pulls",
     ) -> None:
         names = candidate_names(candidates)
         k = len(names)
         why = f" (the number of candidates, {k}, so that each is trained at least once)"
-        self._budget = _budget(budget, k, why)
+        self._cost = check_cost_mode(cost)
+        self._budget: float = _budget(budget, k, why) if cost == "pulls" else cost_budget(budget)
         self._policy = _configured(policy, preset, params)
         if not (isinstance(noise_proxy, int | float) and 0.0 <= noise_proxy < math.inf):
             raise ValueError(
@@ -163,7 +192,8 @@ class ModelSelector:
         self._range = parse_score_range(score_range)
         self._noise_proxy = float(noise_proxy)
         self._start(Candidates(names), SelectionTrace() if trace else None)
-        self._policy.reset(k, self._budget, seed=self._seed, noise_proxy=self._noise_proxy)
+        horizon = int(self._budget) if cost == "pulls" else first_horizon(self._budget, k)
+        self._policy.reset(k, horizon, seed=self._seed, noise_proxy=self._noise_proxy)
         self._run: OnlineRun = self._policy.run
 
     def _start(self, candidates: Candidates, trace: SelectionTrace | None) -> None:
@@ -171,6 +201,11 @@ class ModelSelector:
         self._pending = PullsInFlight()
         self._history = ScoreHistory(len(candidates.names))
         self._trace = trace
+        self._costs = (
+            None
+            if self._cost == "pulls"
+            else PullCosts(len(candidates.names), self._cost == "seconds")
+        )
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -180,7 +215,12 @@ class ModelSelector:
         ``available`` (a mask over all candidates, or names or indices) restricts the choice.
         """
         run = self._run
-        if available is None and not self._pending.arms and not self._candidates.forced:
+        if (
+            available is None
+            and not self._pending.arms
+            and not self._candidates.forced
+            and self._costs is None
+        ):
             if run.t >= self._budget:
                 self._check_can_start()
             arm = self._candidates.slots[run.select()]
@@ -192,7 +232,9 @@ class ModelSelector:
 
     def _check_can_start(self) -> None:
         in_flight = len(self._pending.arms)
-        if self._run.t + in_flight >= self._budget:
+        if self._costs is not None:
+            self._check_cost_left(in_flight)
+        elif self._run.t + in_flight >= self._budget:
             if in_flight:
                 raise RuntimeError(
                     f"the budget of {self._budget} training steps is all started: "
@@ -205,17 +247,32 @@ class ModelSelector:
                 "before starting another"
             )
 
+    def _check_cost_left(self, in_flight: int) -> None:
+        spent, unit = self.spent, UNITS[self._cost]
+        if spent >= self._budget:
+            raise RuntimeError(
+                f"the budget of {self._budget:g} {unit} is used up ({spent:g} spent)"
+            )
+        if self.remaining <= 0:
+            raise RuntimeError(
+                f"the budget of {self._budget:g} {unit} is all started: {in_flight} steps in "
+                f"flight are estimated to spend the {self._budget - spent:g} left; report them "
+                "with update()"
+            )
+
     def _select_among(self, available: Any) -> int:
         self._check_can_start()
         cands, pending, run = self._candidates, self._pending, self._run
         allowed = cands.allowed(available)
+        if self._costs is not None:
+            allowed = self._ready(allowed, self._costs)
         round_ = run.t + len(pending.arms) + 1
         for arm, left in cands.forced.items():
             if allowed[arm]:
                 cands.forced[arm] = left - 1
                 if left == 1:
                     del cands.forced[arm]
-                pending.arms.append(arm)
+                self._begin(arm)
                 if self._trace is not None:
                     self._trace.record_forced(
                         round_, arm, cands.slots, len(self._policy.trace_terms)
@@ -224,24 +281,72 @@ class ModelSelector:
         pulls = [(cands.slot_of[a], fantasy_score(self._history.recent, a)) for a in pending.arms]
         slot, state = run.select_with(pulls) if pulls else (run.select(), run.state)
         for _ in range(MAX_REDIRECTS):
-            if allowed[cands.slots[slot]] or run.t + len(pulls) + 1 >= self._budget:
+            if slot < 0 or allowed[cands.slots[slot]] or run.t + len(pulls) + 1 >= run.horizon:
                 break
             pulls.append((slot, fantasy_score(self._history.recent, cands.slots[slot])))
             slot, state = run.select_with(pulls)
-        if not allowed[cands.slots[slot]]:
+        if slot < 0 and available is None and pending.arms:
+            raise RuntimeError(WAIT)
+        if slot < 0 or not allowed[cands.slots[slot]]:
             slot = _best_allowed(state.scores, [allowed[c] for c in cands.slots])
         arm = cands.slots[slot]
-        pending.arms.append(arm)
+        self._begin(arm)
         if self._trace is not None:
             self._trace.record(round_, arm, cands.slots, state)
         return arm
 
+    def _begin(self, arm: int) -> None:
+        """Candidate ``arm``'s step starts (in flight; timed under ``cost="seconds"``)."""
+        self._pending.arms.append(arm)
+        if self._costs is not None:
+            self._costs.start(arm)
+
+    def _ready(self, allowed: list[bool], costs: PullCosts) -> list[bool]:
+        """With a budget in cost, before a select: the allowed candidates without a step in
+        flight (a candidate trains on one worker at a time), the policy's horizon fitted to
+        the budget (:func:`~risingbandits.modelselect.costs.horizon_goal`) and, for a policy
+        that plans in cost, its plan."""
+        busy = set(self._pending.arms)
+        free = [a and i not in busy for i, a in enumerate(allowed)]
+        if not any(free):
+            raise RuntimeError(
+                "select() is not allowed now: every candidate offered has a step in flight (with "
+                f"cost={self._cost!r} a candidate trains one step at a time); report one first"
+            )
+        run, slots, budget = self._run, self._candidates.slots, self._budget
+        left = budget - costs.spent
+        goal = horizon_goal(
+            run.horizon, run.t, len(busy), len(slots), left, costs.mean(slots, budget)
+        )
+        if goal != run.horizon:
+            self._resize(list(range(len(slots))), goal)
+        if plans_in_cost(run.state):
+            per_pull = costs.per_pull(slots, budget, run.horizon)
+            run.plan(
+                np.array([free[c] for c in slots]),
+                max(0.0, left - self._committed(per_pull)) / per_pull,
+                np.array([costs.sums[c] for c in slots]),
+                budget / run.horizon,
+            )
+        return free
+
+    def _committed(self, per_pull: np.ndarray) -> float:
+        """The estimated cost of the steps in flight (``per_pull``: per active candidate)."""
+        slot_of = self._candidates.slot_of
+        return float(sum(per_pull[slot_of[a]] for a in self._pending.arms))
+
     def update(
-        self, arm: int | str, score: float, metrics: Mapping[str, Any] | None = None
+        self,
+        arm: int | str,
+        score: float,
+        metrics: Mapping[str, Any] | None = None,
+        *,
+        cost: float | None = None,
     ) -> None:
         """Record the validation score of candidate ``arm`` (index or name) after a step
-        started by :meth:`select`; ``metrics`` (JSON values) are kept beside it."""
-        cands, pending, run = self._candidates, self._pending, self._run
+        started by :meth:`select`; ``metrics`` (JSON values) are kept beside it. ``cost`` is
+        the step's cost, required with ``cost="given"`` and refused otherwise."""
+        cands, pending, run, costs = self._candidates, self._pending, self._run, self._costs
         # The common case (an int index, a float score in [0, 1]) is checked inline: speed.
         index = arm if type(arm) is int and 0 <= arm < len(cands.names) else cands.index(arm)
         if type(score) is float and self._range is None and 0.0 <= score <= 1.0:
@@ -249,6 +354,12 @@ class ModelSelector:
         else:
             value = unit_score(score, self._range, cands.names[index])
         extra = None if metrics is None else checked_metrics(metrics, cands.names[index])
+        if costs is None:
+            if cost is not None:
+                raise _cost_refused(f"update({cands.names[index]!r})", cost)
+            paid = 0.0
+        else:
+            paid = costs.charge(index, cost, f"update({cands.names[index]!r})")
         if pending.arms and pending.arms[0] == index:
             del pending.arms[0]
         else:
@@ -259,24 +370,36 @@ class ModelSelector:
         else:
             run.update_late(slot, value)
         self._history.record(index, float(score), value, extra)
+        if costs is not None:
+            costs.record(index, paid)
 
-    def cancel(self, arm: int | str) -> None:
-        """Forget the oldest pull in flight of candidate ``arm`` (a worker that died): its
-        step goes back to the budget, nothing reaches the policy (a cancelled forced first pull
-        of a new candidate is not forced again)."""
+    def cancel(self, arm: int | str, *, cost: float | None = None) -> None:
+        """Forget the oldest pull in flight of candidate ``arm`` (a worker that died): nothing
+        reaches the policy (a cancelled forced first pull of a new candidate is not forced
+        again). A budget of steps gets the step back; a budget in cost is charged what it
+        cost (its time under ``cost="seconds"``, ``cost`` if given under ``cost="given"``)."""
         index = self._candidates.index(arm)
+        owner = f"cancel({self._candidates.names[index]!r})"
+        if self._costs is None and cost is not None:
+            raise _cost_refused(owner, cost)
+        if self._costs is not None and index in self._pending.arms:
+            self._costs.cancel(index, cost, owner)
         self._pending.finish(index, self._candidates.names[index])
 
     # -- changes -----------------------------------------------------------------------------
 
-    def set_budget(self, budget: int) -> None:
+    def set_budget(self, budget: float) -> None:
         """Make the total budget ``budget`` training steps (at least the steps started); the
-        horizon-aware policies replan for it."""
+        horizon-aware policies replan for it. A budget in cost must be at least the cost spent;
+        the policy's horizon follows it at the next ``select``."""
+        if self._costs is not None:
+            spent = self.spent
+            self._budget = cost_budget(budget, spent, f" (spent: {spent:g})")
+            return
         started = self._run.t + len(self._pending.arms)
-        self._resize(
-            list(range(len(self._candidates.slots))),
-            _budget(budget, max(started, 1), f" (steps started: {started})"),
-        )
+        steps = _budget(budget, max(started, 1), f" (steps started: {started})")
+        self._resize(list(range(len(self._candidates.slots))), steps)
+        self._budget = steps
 
     def add_candidate(self, name: str) -> int:
         """Add candidate ``name``; returns its index. Its first
@@ -284,7 +407,9 @@ class ModelSelector:
         cands = self._candidates
         keep = cands.add(name)
         self._history.add_candidate()
-        self._resize(keep, self._budget)
+        if self._costs is not None:
+            self._costs.add_candidate()
+        self._resize(keep, self._run.horizon)
         return len(cands.names) - 1
 
     def retire(self, arm: int | str) -> None:
@@ -296,11 +421,10 @@ class ModelSelector:
                 f"retire({cands.names[index]!r}) is not allowed while "
                 f"{self._pending.count(index)} of its pulls are in flight: report them first"
             )
-        self._resize(cands.retire(index), self._budget)
+        self._resize(cands.retire(index), self._run.horizon)
 
-    def _resize(self, keep: list[int], budget: int) -> None:
-        self._run.resize(keep, budget)
-        self._budget = budget
+    def _resize(self, keep: list[int], horizon: int) -> None:
+        self._run.resize(keep, horizon)
 
     # -- what it knows -----------------------------------------------------------------------
 
@@ -315,8 +439,25 @@ class ModelSelector:
         return tuple(self._candidates.names[i] for i in self._candidates.slots)
 
     @property
-    def budget(self) -> int:
+    def budget(self) -> float:
+        """Training steps (an int) or, with a budget in cost, seconds or cost units."""
         return self._budget
+
+    @property
+    def cost(self) -> str:
+        """What the budget counts: ``"pulls"``, ``"seconds"`` or ``"given"``."""
+        return self._cost
+
+    @property
+    def spent(self) -> float:
+        """Budget spent: the steps reported, or the cost of the steps reported and cancelled."""
+        return self._run.t if self._costs is None else self._costs.spent
+
+    @property
+    def horizon(self) -> int:
+        """The policy's horizon T: the budget, or the steps a budget in cost is estimated to
+        buy (:func:`~risingbandits.modelselect.costs.horizon_goal`)."""
+        return self._run.horizon
 
     @property
     def max_pending(self) -> int:
@@ -339,14 +480,20 @@ class ModelSelector:
         return tuple(self._pending.arms)
 
     @property
-    def remaining(self) -> int:
-        """Training steps that can still be started."""
-        return self._budget - self._run.t - len(self._pending.arms)
+    def remaining(self) -> float:
+        """Training steps that can still be started; with a budget in cost, the cost left
+        after the steps in flight at their estimated cost (0 when none can start)."""
+        costs = self._costs
+        if costs is None:
+            return self._budget - self._run.t - len(self._pending.arms)
+        per_pull = costs.per_pull(self._candidates.slots, self._budget, self._run.horizon)
+        return max(0.0, self._budget - costs.spent - self._committed(per_pull))
 
     @property
     def done(self) -> bool:
-        """Whether the whole budget has been trained and reported."""
-        return self._run.t >= self._budget
+        """Whether the whole budget has been trained and reported (with a budget in cost:
+        spent; steps in flight may still report)."""
+        return self.spent >= self._budget
 
     @property
     def pulls(self) -> list[int]:
@@ -374,7 +521,9 @@ class ModelSelector:
         names = self._candidates.names
         return {
             "policy": self.policy,
+            "cost": self._cost,
             "budget": self._budget,
+            "spent": self.spent,
             "steps": self.t,
             "in_flight": [names[i] for i in self._pending.arms],
             "retired": [n for i, n in enumerate(names) if self._candidates.slot_of[i] < 0],
@@ -393,10 +542,13 @@ class ModelSelector:
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to resume, as JSON-able data (pulls in flight included)."""
+        costs = self._costs
         return {
             "format": FORMAT,
             "candidates": self._candidates.state(),
+            "cost": self._cost,
             "budget": self._budget,
+            "costs": None if costs is None else costs.state(self._pending.arms),
             "score_range": list(self._range) if self._range else None,
             "noise_proxy": self._noise_proxy,
             "seed": self._seed,
@@ -412,7 +564,7 @@ class ModelSelector:
         """The selector saved by :meth:`state_dict`, ready to continue; a checkpoint that is
         not one is refused with one line naming the field
         (:mod:`~risingbandits.modelselect.checkpoint`)."""
-        check_format(data)
+        data = check_format(data)
         check_selector_fields(data)
         selector = cls.__new__(cls)
         selector._restore(data)
@@ -420,7 +572,9 @@ class ModelSelector:
 
     def _restore(self, data: Mapping[str, Any]) -> None:
         cands = Candidates.restore(data["candidates"])
-        self._budget, self._seed = int(data["budget"]), int(data["seed"])
+        self._cost = data["cost"]
+        self._budget = int(data["budget"]) if self._cost == "pulls" else float(data["budget"])
+        self._seed = int(data["seed"])
         self._range = parse_score_range(data["score_range"])
         self._noise_proxy = float(data["noise_proxy"])
         self._max_pending = data["max_pending"]
@@ -435,39 +589,49 @@ class ModelSelector:
         )
         self._history = ScoreHistory.restore(data["history"], len(names), self._range)
         steps = len(self._history.arms)
-        if self._budget < steps:
+        if self._cost == "pulls" and self._budget < steps:
             raise refuse("budget", self._budget, f"use at least the {steps} steps reported")
-        self._pending.arms = self._in_flight(data["in_flight"], steps)
         check_fields(data["policy"])
+        horizon = int(self._budget) if self._cost == "pulls" else data["policy"]["horizon"]
+        self._pending.arms = self._in_flight(data["in_flight"], steps, horizon)
+        if self._cost != "pulls":
+            self._costs = PullCosts.restore(
+                data["costs"], self._cost == "seconds", self._history.pulls, self._pending.arms
+            )
+        elif data["costs"] is not None:
+            raise refuse("costs", data["costs"], "use null (a budget of steps has no costs)")
         self._check_run(data["policy"])
         self._policy.load_state_dict(data["policy"])
         self._run = self._policy.run
 
-    def _in_flight(self, data: Any, steps: int) -> list[int]:
-        """A checkpoint's pulls in flight: active candidates, within the budget left."""
-        cands, left = self._candidates, self._budget - steps
+    def _in_flight(self, data: Any, steps: int, horizon: int) -> list[int]:
+        """A checkpoint's pulls in flight: active candidates, within the policy's horizon
+        left (the budget left, for a budget of steps), one each with a budget in cost."""
+        cands, left = self._candidates, horizon - steps
         if (
             not isinstance(data, list)
             or len(data) > left
             or not all(integer(i) and 0 <= i < len(cands.names) for i in data)
             or any(cands.slot_of[i] < 0 for i in data)
+            or (self._cost != "pulls" and len(set(data)) != len(data))
         ):
+            each, what = ("", "budget") if self._cost == "pulls" else (", each once", "horizon")
             raise refuse(
                 "in_flight",
                 data,
-                f"use active candidates' indices, at most {left} (the budget of {self._budget} "
-                f"less the {steps} steps reported)",
+                f"use active candidates' indices{each}, at most {left} (the {what} of "
+                f"{horizon} less the {steps} steps reported)",
             )
         return list(data)
 
     def _check_run(self, saved: Mapping[str, Any]) -> None:
         """The saved policy run is the one the selector's fields describe: one arm per active
-        candidate, the budget as horizon, the noise proxy, one round per score reported and
-        each arm's pulls those of its candidate."""
+        candidate, the budget as horizon (a budget of steps), the noise proxy, one round per
+        score reported and each arm's pulls those of its candidate."""
         cands, history = self._candidates, self._history
         expected = {
             "n_arms": len(cands.slots),
-            "horizon": self._budget,
+            "horizon": self._budget if self._cost == "pulls" else saved["horizon"],
             "noise_proxy": self._noise_proxy,
             "t": len(history.arms),
             "pulls": [history.pulls[c] for c in cands.slots],
@@ -489,6 +653,14 @@ class ModelSelector:
 
     def __repr__(self) -> str:
         return (
-            f"ModelSelector({len(self._candidates.slots)} candidates, budget={self._budget}, "
-            f"policy={self._policy.name!r}, t={self.t}, in flight={len(self._pending.arms)})"
+            f"ModelSelector({len(self._candidates.slots)} candidates, cost={self._cost!r}, "
+            f"budget={self._budget:g}, spent={self.spent:g}, policy={self._policy.name!r}, "
+            f"t={self.t}, in flight={len(self._pending.arms)})"
         )
+
+
+def _cost_refused(owner: str, cost: Any) -> ValueError:
+    return ValueError(
+        f"{owner}: cost={cost!r} is not allowed: this selector's budget counts training steps "
+        "(create it with cost='given' to report costs)"
+    )

@@ -36,6 +36,8 @@ POLICY_COLOURS: dict[str, str] = {
     "r-ucbe": "#c49c94",
     "ace-ucb": "#08306b",
     "hace-ucb": "#e7298a",
+    "hyperband": "#3182bd",
+    "asha": "#31a354",
     # Optuna's pruners (run by Optuna itself) in warm tones
     "optuna-sh": "#e6550d",
     "optuna-hyperband": "#a63603",

@@ -279,6 +279,36 @@ def peers_overview(
     )
 
 
+def deadlines_overview(
+    folder: Path,
+    name: str,
+    title: str,
+    panels: Sequence[tuple[str, str, Mapping[str, Mapping[int, MeanCI]]]],
+    labels: Mapping[str, str],
+    styles: Mapping[str, str],
+    dpi: int,
+) -> Figure:
+    """Budgets in time: per W, every method's mean final-model gap against the steps per
+    candidate the deadline allows (log axis; the full table drawn at 1024)."""
+    path = plot_budget_overview(
+        panels,
+        [],
+        labels,
+        styles,
+        "steps per candidate by the deadline (log scale; full table at 1024)",
+        f"{title}: a deadline, W workers, real costs",
+        folder / f"deadlines-{name}.png",
+        dpi,
+    )
+    return Figure(
+        path,
+        f"{title}: mean final-model gap at the deadline of the cost-aware default, the same "
+        "policy counting pulls, Successive Halving, Hyperband and ASHA (resource = cost), with "
+        "95% bands; one panel per number of workers W; x: the steps per candidate the deadline "
+        "allows at the candidates' real costs (the full table drawn at 1024).",
+    )
+
+
 def heldout_map(
     folder: Path,
     differences: np.ndarray,

@@ -12,18 +12,13 @@ file per task, written atomically), so a reproduction resumes where it stopped.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from risingbandits.experiments.executors import Executor
-from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.families import family_instance, family_size, full_horizons
 from risingbandits.integrations.optuna_pruners import PRUNERS, replay
@@ -35,6 +30,7 @@ from risingbandits.reproduce.settings import (
     PER_ARM_BUDGETS,
     Size,
 )
+from risingbandits.reproduce.task_rows import compute_tasks, read_task
 from risingbandits.simulate import simulate
 
 PEER_BUDGETS = PER_ARM_BUDGETS
@@ -176,26 +172,7 @@ TEXT_COLUMNS = ("bed", "instance", "pruner", "method")
 
 
 def _read_task(path: Path, key: str) -> dict[str, list[Any]] | None:
-    """A kept task's rows, or None when the file is missing, damaged, another task's, or holds
-    a value of the wrong type (text in the first four columns, finite numbers elsewhere)."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError, RecursionError):
-        return None
-    ok = isinstance(data, dict) and data.get("format") == FORMAT and data.get("task") == key
-    rows = data.get("rows") if ok else None
-    if not isinstance(rows, dict) or set(rows) != set(COLUMNS):
-        return None
-    lengths = {len(v) if isinstance(v, list) else -1 for v in rows.values()}
-    if len(lengths) != 1 or -1 in lengths:
-        return None
-    for column, values in rows.items():
-        kind = str if column in TEXT_COLUMNS else (int, float)
-        if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
-            return None
-        if kind is not str and not np.isfinite(np.asarray(values, dtype=float)).all():
-            return None
-    return rows
+    return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS)
 
 
 def run_peers(
@@ -209,18 +186,8 @@ def run_peers(
     A test bed whose data is missing (the shared IMDB curves, an unbuilt live-v1) is skipped:
     the section says so."""
     folder = peers_folder(out, size)
-    folder.mkdir(parents=True, exist_ok=True)
     tasks = [t for t in peer_tasks_available(size) if beds is None or t.bed.name in beds]
-    todo = [t for t in tasks if _read_task(folder / f"{t.key}.json", t.key) is None]
-    done = len(tasks) - len(todo)
-    if progress is not None:
-        progress(done, len(tasks))
-    for result in pool.imap_unordered(run_peer_task, todo):
-        text = json.dumps(result, separators=(",", ":"), allow_nan=False).encode()
-        atomic_write(folder / f"{result['task']}.json", methodcaller("write", text))
-        done += 1
-        if progress is not None:
-            progress(done, len(tasks))
+    compute_tasks(folder, tasks, run_peer_task, _read_task, pool, progress)
     return folder
 
 

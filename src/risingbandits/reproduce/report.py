@@ -23,10 +23,12 @@ from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import figures_on
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all
+from risingbandits.reproduce.deadlines import load_deadlines
 from risingbandits.reproduce.document import Block, Heading, Para, to_html, to_markdown
 from risingbandits.reproduce.peers import load_peers
 from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
+from risingbandits.reproduce.sections.deadlines import deadlines_section
 from risingbandits.reproduce.sections.explain import explain_sections
 from risingbandits.reproduce.sections.heldout import heldout_section
 from risingbandits.reproduce.sections.modelselection import selection_section
@@ -178,7 +180,8 @@ def build(
     selection, selection_json = selection_section(ctx)
     heldout, heldout_json = heldout_section(ctx)
     peers, peers_json = peers_section(ctx, out)
-    body += selection + heldout + peers
+    deadlines, deadlines_json = deadlines_section(ctx, out)
+    body += selection + heldout + peers + deadlines
     claims = judge_all(ev)
     rob = assess(ev, claims, stores, ctx.results)
     v2_claims = rob.rejudged("concave-v2")
@@ -210,6 +213,8 @@ def build(
         payload["heldout"] = heldout_json
     if peers_json:
         payload["peers"] = peers_json
+    if deadlines_json:
+        payload["deadlines"] = deadlines_json
     return [*blocks, *footer], claims, payload
 
 
@@ -227,7 +232,8 @@ def write_report(
     and draw the figures while the report is built)."""
     found = complete_stores(out, size)
     stores = found[0]
-    if not stores and theory() is None and next(load_peers(out, size), None) is None:
+    kept = next(load_peers(out, size), None) or next(load_deadlines(out, size), None)
+    if not stores and theory() is None and kept is None:
         raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
     check_replaceable(out, identity(stores, size), overwrite)
     with nullcontext() if pool is None else figures_on(pool):

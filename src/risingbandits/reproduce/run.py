@@ -30,10 +30,12 @@ from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
+from risingbandits.reproduce.deadlines import run_deadlines
 from risingbandits.reproduce.peers import run_peers
 from risingbandits.reproduce.relay import relay
 from risingbandits.reproduce.report import Theory, check_before_run, write_report
 from risingbandits.reproduce.settings import (
+    DEADLINE_TARGETS,
     FULL,
     PEER_TARGETS,
     QUICK,
@@ -145,6 +147,9 @@ def reproduce(
         runs = relay(jobs, pool)
         if target in PEER_TARGETS and not report_only:
             run_peers(folder, size, pool, None if progress is None else _stage(progress, "peers"))
+        if target in DEADLINE_TARGETS and not report_only:
+            stage = None if progress is None else _stage(progress, "deadlines")
+            run_deadlines(folder, size, pool, stage)
         compute = target in THEORY_TARGETS and not report_only
         if progress is not None and compute:
             progress("theory", 0, 1)

@@ -494,16 +494,20 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "modelselection": SELECT_SWEEPS,
     "heldout": HELDOUT_SWEEPS,
     "peers": (),
+    "deadlines": (),
     "all": (*MAIN_SWEEPS, *SENSITIVITY_SWEEPS, *VARIANT_SWEEPS, *SELECT_SWEEPS, *HELDOUT_SYNTHETIC),
 }
 """The sweeps each ``reproduce`` target runs (``sensitivity`` and ``robustness`` need the main
 sweeps they are compared with; ``theory`` runs no sweep, only the exact checks; ``peers`` only
-Optuna's pruners against the library)."""
+Optuna's pruners against the library; ``deadlines`` only the budgets in time, kept out of
+``all`` for its time)."""
 THEORY_TARGETS = ("intro", "theory", "all")
 """Targets that also run the theory checks (the dominance search, Section 3.1's price)."""
 PEER_TARGETS = ("modelselection", "peers", "all")
 """Targets that also run Optuna's pruners against the library
 (:mod:`~risingbandits.reproduce.peers`)."""
+DEADLINE_TARGETS = ("deadlines",)
+"""Targets that run the budgets in time (:mod:`~risingbandits.reproduce.deadlines`)."""
 
 
 def check_target(target: str) -> str:

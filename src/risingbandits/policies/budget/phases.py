@@ -29,7 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from risingbandits._jit import helper
+from risingbandits._jit import called_helper, helper
 from risingbandits.policies.base import Policy
 from risingbandits.policies.machinery.capacity import held
 from risingbandits.policies.machinery.checkpoint import RunFacts, check_within, register_state_check
@@ -111,6 +111,20 @@ def _select(state: PhaseState, t: int, rng: np.ndarray) -> int:
     return lowest_active(state.active, state.hist.counts, rng, state.tie_first)
 
 
+@called_helper
+def reject_down_to(active: np.ndarray, values: np.ndarray, keep: int, ties: np.ndarray) -> None:
+    """Reject the active arms with the lowest value (ties at random) until ``keep`` are left."""
+    alive = 0
+    for i in range(active.shape[0]):
+        if active[i]:
+            alive += 1
+    for _ in range(alive - keep):
+        worst, tied = lowest_ties(active, values)
+        if tied > 1:
+            worst = nth_tied(active, values, worst, rng_below(ties, tied))
+        active[worst] = False
+
+
 @helper
 def end_phases(state: Any, n: int) -> None:
     """After a pull that gave the pulled arm ``n`` pulls: end every phase whose target all
@@ -123,18 +137,11 @@ def end_phases(state: Any, n: int) -> None:
         return
     active, values = state.active, state.values
     while p < state.targets.shape[0]:
-        alive = 0
         for i in range(active.shape[0]):
-            if active[i]:
-                if state.hist.counts[i] < state.targets[p]:
-                    state.phase[0] = p
-                    return
-                alive += 1
-        for _ in range(alive - state.keep[p]):
-            worst, ties = lowest_ties(active, values)
-            if ties > 1:
-                worst = nth_tied(active, values, worst, rng_below(state.ties, ties))
-            active[worst] = False
+            if active[i] and state.hist.counts[i] < state.targets[p]:
+                state.phase[0] = p
+                return
+        reject_down_to(active, values, state.keep[p], state.ties)
         p += 1
     state.phase[0] = p
 

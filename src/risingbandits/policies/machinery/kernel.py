@@ -8,6 +8,17 @@ registered here with :func:`register_kernel`:
 * ``recommend(state, counts, last) -> arm`` (optional): the arm the policy would deploy if the
   budget ended now; the default is :func:`most_pulled` (called, not inlined: it runs only at
   checkpoints and at the end).
+* ``plan(state, allowed, left, spent, unit, lanes)`` (optional, :func:`register_plan`): a budget
+  in cost (the event-driven simulator :mod:`risingbandits.simulate_budget`, a model selector
+  with ``cost=``) calls it before every ``select`` with what a pull count cannot say:
+  ``allowed`` (bool per arm: free, and its next pull fits in the budget left), ``left`` (the
+  pulls each arm could still make with the budget left at its own cost per pull), ``spent``
+  (the cost spent on each arm's finished pulls), ``unit`` (the cost one pull of the policy's
+  horizon stands for) and ``lanes`` (how many arms can spend the budget left at once: the W
+  workers under a deadline, 1 for a total budget, one pot however many workers draw on it). A
+  policy that plans in cost registers it and may then return -1 from ``select`` (leave the
+  worker idle until the next result); every other policy keeps its published definition, run
+  in pulls (the default ``plan`` does nothing).
 
 A kernel must accept, at any round, an arm with no pulls yet (an arm added to a running model
 selector, :mod:`~risingbandits.policies.machinery.transplant`): rank it as in the policy's start,
@@ -51,6 +62,7 @@ from risingbandits.user_cache import notice_once
 SelectFn = Callable[[Any, int, np.ndarray], int]
 UpdateFn = Callable[[Any, int, float, int, np.ndarray], None]
 RecommendFn = Callable[[Any, np.ndarray, np.ndarray], int]
+PlanFn = Callable[[Any, np.ndarray, np.ndarray, np.ndarray, float, int], None]
 
 
 @helper
@@ -73,6 +85,7 @@ def _default_recommend(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
 
 
 _KERNELS: dict[type, tuple[SelectFn, UpdateFn, RecommendFn]] = {}
+_PLANS: dict[type, PlanFn] = {}
 
 
 def register_kernel(
@@ -87,6 +100,26 @@ def register_kernel(
         helper(update),
         called_helper(recommend if recommend is not None else _default_recommend),
     )
+
+
+def register_plan(state_cls: type, plan: PlanFn) -> None:
+    """Declare that the policies whose run state is a ``state_cls`` plan in cost (``plan``:
+    module docstring)."""
+    _PLANS[state_cls] = helper(plan)
+
+
+def plans_in_cost(state: Any) -> bool:
+    """Whether the policy of this run state plans in cost (registered a ``plan``)."""
+    return type(state) in _PLANS
+
+
+def policy_plan(
+    state: Any, allowed: np.ndarray, left: np.ndarray, spent: np.ndarray, unit: float, lanes: int
+) -> None:
+    """Tell a policy that plans in cost what the budget allows before its next ``select``."""
+    plan = _PLANS.get(type(state))
+    if plan is not None:
+        plan(state, allowed, left, spent, unit, lanes)
 
 
 def policy_select(state: Any, t: int, rng: np.ndarray) -> int:
@@ -144,6 +177,22 @@ def _recommend_overload(state, counts, last):
     return lambda state, counts, last: recommend(state, counts, last)
 
 
+def _no_plan(state, allowed, left, spent, unit, lanes):
+    pass
+
+
+@overload(policy_plan, inline="always")
+def _plan_overload(state, allowed, left, spent, unit, lanes):
+    if not isinstance(state, types.BaseNamedTuple):
+        return None
+    plan = _PLANS.get(getattr(state, "instance_class", None))  # type: ignore[arg-type]
+    if plan is None:
+        return _no_plan
+    return lambda state, allowed, left, spent, unit, lanes: plan(
+        state, allowed, left, spent, unit, lanes
+    )
+
+
 @overload(trace_view, inline="always")
 def _trace_view_overload(state):
     if not isinstance(state, types.BaseNamedTuple):
@@ -172,6 +221,19 @@ def step_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> in
     online object's one call per round."""
     policy_update(state, arm, reward, t, rng)
     return policy_select(state, t + 1, rng)
+
+
+@jit
+def plan_one(
+    state: Any,
+    allowed: np.ndarray,
+    left: np.ndarray,
+    spent: np.ndarray,
+    unit: float,
+    lanes: int = 1,
+) -> None:
+    """One compiled ``plan`` call (an online run with a budget in cost; ``lanes`` 1: one pot)."""
+    policy_plan(state, allowed, left, spent, unit, lanes)
 
 
 @jit

@@ -17,8 +17,11 @@ and :meth:`update_late` records a reward for a pull that the state's last ``sele
 choose: the kernel's ``select`` runs first (its choice dropped), so that what a kernel keeps
 from its ``select`` for its ``update`` (Rexp3's distribution, Ser4's round) is current. Both
 keep the kernel's contract (a ``select`` before each ``update``); sequential use never needs
-them. :meth:`transplant` and :meth:`resize` move the run to another number of arms or horizon
-(:mod:`~risingbandits.policies.machinery.transplant`).
+them. A budget in cost (``ModelSelector(..., cost=...)``) tells a policy that plans in cost what
+the budget allows before a select (:meth:`plan`); such a policy may then select -1, "nothing
+worth starting until a result arrives", which :meth:`select` and :meth:`select_with` return as
+it is (nothing awaits a reward). :meth:`transplant` and :meth:`resize` move the run to another
+number of arms or horizon (:mod:`~risingbandits.policies.machinery.transplant`).
 
 Memory: the run state holds the pulls made, not the horizon (:mod:`~risingbandits.policies.
 capacity`): it starts at a small capacity and, when an update could need more room, is moved
@@ -43,7 +46,13 @@ from typing import Any
 import numpy as np
 
 from risingbandits.policies.machinery.capacity import bounds, capacity_for, need, state_bytes
-from risingbandits.policies.machinery.kernel import EntryPoints, recommend_one, update_one
+from risingbandits.policies.machinery.kernel import (
+    EntryPoints,
+    plan_one,
+    plans_in_cost,
+    recommend_one,
+    update_one,
+)
 from risingbandits.policies.machinery.trace import Trace
 from risingbandits.policies.machinery.transplant import copy_state, transplant
 
@@ -133,7 +142,7 @@ class OnlineRun:
         else:
             arm = self.entry.select(self.state, self.t + 1, self.rng)
         if not 0 <= arm < self.n_arms:
-            raise RuntimeError(f"{self.owner}: kernel returned invalid arm {arm}")
+            return self._waits(arm)
         if self.trace_log is not None:
             self.trace_log.append(
                 (self.t + 1, arm, self.state.scores.copy(), self.state.terms.copy())
@@ -195,8 +204,22 @@ class OnlineRun:
         for k, (played, reward) in enumerate(pulls):
             arm = self.entry.step(state, int(played), float(reward), self.t + k + 1, self.rng)
         if not 0 <= arm < self.n_arms:
-            raise RuntimeError(f"{self.owner}: kernel returned invalid arm {arm}")
+            self._waits(arm)
         return arm, state
+
+    def plan(self, allowed: np.ndarray, left: np.ndarray, spent: np.ndarray, unit: float) -> None:
+        """Tell the policy what a budget in cost allows before its next select (its ``plan``,
+        :mod:`~risingbandits.policies.machinery.kernel`): the recorded update runs first, so
+        the kernel sees update, plan, select in that order."""
+        self.flush()
+        plan_one(self.state, allowed, left, spent, float(unit))
+
+    def _waits(self, arm: int) -> int:
+        """-1 (the policy waits) from a policy that plans in cost; any other arm out of range
+        is a kernel's mistake."""
+        if arm == -1 and plans_in_cost(self.state):
+            return arm
+        raise RuntimeError(f"{self.owner}: kernel returned invalid arm {arm}")
 
     def transplant(self, fresh: Any, keep: Sequence[int], horizon: int) -> None:
         """Continue this run with ``fresh`` (a new state for ``len(keep)`` arms and

@@ -174,18 +174,23 @@ def fresh_arm_stats(n_arms: int) -> np.ndarray:
 
 
 @helper
-def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None) -> int:
+def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None, left: Any = None) -> int:
     """The arm to play in round t: the one a forced rule plays (the round-robin start, an arm
     with no pulls yet), else the largest ACE-UCB index (its level, expected growth and
     exploration, kept in ``state.scores`` and ``state.terms``; module docstring). ``state`` is
     an :class:`AceState` or a state with the same fields (HACE-UCB's); ``active`` (a bool per
     arm, or None for every arm) restricts the choice, and the best point commit value, to the
-    arms still candidates (the others show -inf). One function with the choice inside its
-    branch: splitting the choice out cost 18% of ACE-UCB's step rate."""
+    arms that may be played (the others show -inf; a forced arm outside it is skipped).
+    ``left`` (a number per arm, or None) replaces the remaining horizon T - t + 1 by the pulls
+    each arm can still make (a budget in cost: the commit value of an arm is what it reaches
+    with the time left at its own cost). One function with the choice inside its branch:
+    splitting the choice out cost 18% of ACE-UCB's step rate."""
     n_arms = state.scores.shape[0]
     arm = round_robin(t, n_arms, state.start)
+    if arm >= 0 and active is not None and not active[arm]:
+        arm = -1
     for i in range(n_arms):  # an arm added to a running selector is played first
-        if arm < 0 and state.hist.counts[i] == 0:
+        if arm < 0 and state.hist.counts[i] == 0 and (active is None or active[i]):
             arm = i
     if arm >= 0:
         show_forced(state.scores, state.terms, arm)
@@ -195,6 +200,8 @@ def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None) -> int:
         z = math.sqrt(2.0 * math.log(t))
         bar = -np.inf
         for i in range(n_arms):
+            if left is not None:
+                remaining = max(1, int(left[i]))
             level = state.arm[i, LEVEL]
             point = level
             if state.arm[i, UNIT] < np.inf:
@@ -206,6 +213,8 @@ def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None) -> int:
             if active is None or active[i]:
                 bar = max(bar, point)
         for i in range(n_arms):
+            if left is not None:
+                remaining = max(1, int(left[i]))
             value = state.top  # too young for a chord: played first
             if state.arm[i, UNIT] < np.inf:
                 se = sigma * state.arm[i, UNIT]

@@ -23,8 +23,29 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
   on the development instances (noisy slopes; ``docs/hace-ucb-tuning.md``).
 
-Derivation and choices: ``docs/hace-ucb.md``; tuning log (development instances only):
-``docs/hace-ucb-tuning.md``.
+A budget in cost (issue 22: the event-driven simulator :mod:`risingbandits.simulate_budget`, a
+model selector with ``cost=``), through the kernel's ``plan`` (the pulls each arm can still make
+at its own cost, the cost spent on each, the lanes that spend the budget at once):
+
+* the halving rounds give each survivor an equal share of *cost*: Successive Halving's schedule
+  times the cost one pull of the horizon stands for, a survivor short of its round's goal
+  pulled first (least cost spent), one whose next pull no longer fits counted as done, a
+  worker with no survivor short of the goal left idle until a result arrives;
+* they run while halving frees a worker (fewer lanes than survivors) and some survivor could
+  not make ``index_from`` pulls of its share (its pulls left x lanes / survivors), decided
+  before each round (:func:`enough_for_index`);
+* ACE-UCB's commit value of an arm is averaged over the pulls *that arm* can still make by the
+  deadline at its own cost, not over T - t + 1, and only arms a worker may start are ranked;
+* the deployed model is the survivor with the best halving statistic (with several workers,
+  many candidates end with similar training and the level, a mean over the last half of the
+  pulls, lags: ``docs/deadlines-tuning.md``).
+
+Without a plan (the pull simulator, a budget in steps) nothing of this runs: the choices are
+the ones above, arm for arm. With one worker and unit costs the plan changes no choice
+(a test), only the deployed model.
+
+Derivation and choices: ``docs/hace-ucb.md`` and ``docs/budgets-in-time.md``; tuning logs
+(development instances only): ``docs/hace-ucb-tuning.md``, ``docs/deadlines-tuning.md``.
 """
 
 from __future__ import annotations
@@ -33,18 +54,20 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from risingbandits._jit import called_helper, helper
 from risingbandits.policies.base import Param
 from risingbandits.policies.budget.phases import (
     Schedule,
     check_phase,
     end_phases,
     recent_mean,
+    reject_down_to,
     schedule_from_fresh,
 )
 from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
 from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
-from risingbandits.policies.machinery.kernel import register_kernel
+from risingbandits.policies.machinery.kernel import register_kernel, register_plan
 from risingbandits.policies.machinery.noise_level import NoiseLevel
 from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import register_transplant
@@ -82,6 +105,17 @@ class HaceState(NamedTuple):
     phase: np.ndarray  # [p]: the current round (len(targets) once the rounds are over)
     ties: np.ndarray  # uint64[2]: generator of elimination ties, keyed from rng in round 1
     halving_window: float
+    # a budget in cost (the plan, kernel.py): three arrays, not eleven fields (speed:
+    # select_in_cost)
+    plan: np.ndarray  # 4 x K (rows: contiguous views): ALLOWED, USABLE, LEFT (pulls), SPENT (cost)
+    budget: np.ndarray  # [PLANNED, UNIT, ROUND (-1 before the first plan), LANES]
+    full: np.ndarray  # R x 2: Successive Halving's whole schedule: targets (pulls of unit), keep
+    index_from: int
+
+
+# Rows of HaceState.plan and entries of HaceState.budget
+ALLOWED, USABLE, LEFT, SPENT = 0, 1, 2, 3
+PLANNED, UNIT, ROUND, LANES = 0, 1, 2, 3
 
 
 def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
@@ -99,6 +133,8 @@ def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
 
 
 def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
+    if state.budget[PLANNED] > 0:
+        return select_in_cost(state, t, rng)
     rounds = state.targets.shape[0]
     if t == 1 and rounds > 0:  # key the generator of elimination ties from the policy's own
         state.ties[0] = rng_next(rng)  # (without rounds, ACE-UCB's draws stay untouched)
@@ -109,6 +145,34 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     return ace_index(state, t, rng, state.active)
 
 
+@helper
+def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
+    """``select`` under a budget in cost (module docstring): a round's survivors short of its
+    goal in cost, least cost spent first, else ACE-UCB's index over the pulls each arm can still
+    make; only arms a worker may start; -1 (wait for a result) when none is left. Inlined (a
+    call cost the event loop 45% of its rate); the plan's per-arm values are rows of one array
+    (eleven fields of their own made the step loop without a plan 25% slower: kernel.py, speed)."""
+    rounds = state.full.shape[0]
+    r = int(state.budget[ROUND])
+    if t == 1 and r < rounds:  # key the generator of elimination ties, as without a plan
+        state.ties[0] = rng_next(rng)
+        state.ties[1] = 0
+    goal = state.full[min(r, rounds - 1), 0] * state.budget[UNIT]
+    plan = state.plan
+    found = False
+    for i in range(plan.shape[1]):
+        short = r >= rounds or plan[SPENT, i] < goal
+        plan[USABLE, i] = 1.0 if state.active[i] and plan[ALLOWED, i] > 0 and short else 0.0
+        found = found or plan[USABLE, i] > 0
+    arm = -1
+    if found and r < rounds:  # a halving round: forced, in the trace
+        arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
+        arm = show_forced(state.scores, state.terms, arm)
+    elif found:
+        arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
+    return arm
+
+
 def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     ace_observe(state, arm, reward)
     n = state.hist.counts[arm]
@@ -117,14 +181,81 @@ def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) 
 
 
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
-    if state.phase[0] < state.targets.shape[0]:
+    if state.budget[PLANNED] > 0 or state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
     return highest_level(state, counts, state.active)
 
 
+@helper
+def enough_for_index(state: HaceState) -> bool:
+    """Whether ACE-UCB's index takes over: halving frees no worker (as many lanes as
+    survivors), or every survivor whose next pull still fits can make ``index_from`` pulls of
+    its share of the budget left at its own cost (its pulls left x lanes / survivors)."""
+    size = 0
+    for i in range(state.active.shape[0]):
+        size += 1 if state.active[i] else 0
+    lanes = state.budget[LANES]
+    every = True
+    for i in range(state.active.shape[0]):
+        left = state.plan[LEFT, i]
+        if state.active[i] and left >= 1.0:
+            every = every and left * min(1.0, lanes / size) >= state.index_from
+    return lanes >= size or every
+
+
+@called_helper
+def end_cost_rounds(state: HaceState) -> None:
+    """The halving rounds in cost: end every round whose survivors spent its goal (or whose
+    next pull no longer fits), rejecting down to its ``keep``; before each round, stop them for
+    good when :func:`enough_for_index` (the first plan decides whether there is any)."""
+    r, rounds = int(state.budget[ROUND]), state.full.shape[0]
+    if r < 0:
+        state.phase[0] = state.targets.shape[0]  # the rounds in pulls are not used
+        r = 0 if not enough_for_index(state) else rounds
+    plan = state.plan
+    while r < rounds:
+        goal = state.full[r, 0] * state.budget[UNIT]
+        for i in range(state.active.shape[0]):
+            if state.active[i] and plan[LEFT, i] >= 1.0 and plan[SPENT, i] < goal:
+                state.budget[ROUND] = r
+                return
+        reject_down_to(state.active, state.values, int(state.full[r, 1]), state.ties)
+        r += 1
+        if enough_for_index(state):
+            r = rounds
+    state.budget[ROUND] = r
+
+
+def _plan(
+    state: HaceState,
+    allowed: np.ndarray,
+    left: np.ndarray,
+    spent: np.ndarray,
+    unit: float,
+    lanes: int,
+) -> None:
+    for i in range(allowed.shape[0]):
+        state.plan[ALLOWED, i] = 1.0 if allowed[i] else 0.0
+        state.plan[LEFT, i] = left[i]
+        state.plan[SPENT, i] = spent[i]
+    state.budget[PLANNED] = 1.0
+    state.budget[UNIT] = unit
+    state.budget[LANES] = lanes
+    if state.budget[ROUND] < state.full.shape[0]:  # (a call only while rounds run)
+        end_cost_rounds(state)
+
+
 register_kernel(HaceState, _select, _update, _recommend)
+register_plan(HaceState, _plan)
 register_transplant(HaceState, schedule_from_fresh)
 register_state_check(HaceState, check_phase)
+
+
+def fresh_plan(n_arms: int) -> np.ndarray:
+    """HaceState.plan before any plan: every arm allowed, nothing spent."""
+    plan = np.zeros((4, n_arms))
+    plan[ALLOWED] = 1.0
+    return plan
 
 
 class HaceUCB(AceUCB):
@@ -172,7 +303,9 @@ class HaceUCB(AceUCB):
         capacity: int | None = None,
     ) -> Any:
         ace: AceState = super().init_state(n_arms, horizon, noise_proxy, capacity)
-        targets, keep = hace_schedule(n_arms, horizon, int(self._params["index_from"]))
+        index_from = int(self._params["index_from"])
+        targets, keep = hace_schedule(n_arms, horizon, index_from)
+        full_targets, full_keep = halving_schedule(n_arms, horizon, 2)
         return HaceState(
             *ace._replace(start=0 if targets else ace.start),
             np.ones(n_arms, np.bool_),
@@ -182,4 +315,8 @@ class HaceUCB(AceUCB):
             np.zeros(1, np.int64),
             np.zeros(2, np.uint64),
             float(self._params["halving_window"]),
+            fresh_plan(n_arms),
+            np.array([0.0, 1.0, -1.0, 1.0]),
+            np.column_stack([full_targets, full_keep]).astype(np.float64).reshape(-1, 2),
+            index_from,
         )

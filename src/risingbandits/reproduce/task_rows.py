@@ -1,0 +1,71 @@
+"""Rows of one reproduction task kept as a JSON file (the peers and deadlines parts): written
+atomically, read back only when every value has its type, so a damaged or foreign file is
+computed again instead of entering the report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from operator import methodcaller
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from risingbandits.experiments.executors import Executor
+from risingbandits.experiments.store import atomic_write
+
+
+def write_task(folder: Path, result: dict[str, Any]) -> None:
+    """Keep a task's result (``{"format", "task", "rows"}``) as ``folder/<task>.json``."""
+    text = json.dumps(result, separators=(",", ":"), allow_nan=False).encode()
+    atomic_write(folder / f"{result['task']}.json", methodcaller("write", text))
+
+
+def read_task(
+    path: Path, key: str, fmt: str, columns: Sequence[str], text_columns: Sequence[str]
+) -> dict[str, list[Any]] | None:
+    """A kept task's rows, or None when the file is missing, damaged, of another format or
+    task, or holds a value of the wrong type (text in ``text_columns``, finite numbers
+    elsewhere)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError):
+        return None
+    ok = isinstance(data, dict) and data.get("format") == fmt and data.get("task") == key
+    rows = data.get("rows") if ok else None
+    if not isinstance(rows, dict) or set(rows) != set(columns):
+        return None
+    lengths = {len(v) if isinstance(v, list) else -1 for v in rows.values()}
+    if len(lengths) != 1 or -1 in lengths:
+        return None
+    for column, values in rows.items():
+        kind = str if column in text_columns else (int, float)
+        if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+            return None
+        if kind is not str and not np.isfinite(np.asarray(values, dtype=float)).all():
+            return None
+    return rows
+
+
+def compute_tasks(
+    folder: Path,
+    tasks: Sequence[Any],
+    run: Callable[[Any], dict[str, Any]],
+    read: Callable[[Path, str], dict[str, list[Any]] | None],
+    pool: Executor,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Run on ``pool`` every task (with a ``key``) whose rows ``read`` does not find in
+    ``folder``, keeping each result as it comes (:func:`write_task`); ``progress(done, total)``
+    counts tasks, the kept ones first."""
+    folder.mkdir(parents=True, exist_ok=True)
+    todo = [t for t in tasks if read(folder / f"{t.key}.json", t.key) is None]
+    done = len(tasks) - len(todo)
+    if progress is not None:
+        progress(done, len(tasks))
+    for result in pool.imap_unordered(run, todo):
+        write_task(folder, result)
+        done += 1
+        if progress is not None:
+            progress(done, len(tasks))

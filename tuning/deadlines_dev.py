@@ -1,0 +1,74 @@
+"""Budgets in time on the development instances only (issue 22): the numbers of
+docs/deadlines-tuning.md.
+
+Usage:
+    python tuning/deadlines_dev.py                  # every dev task, 2 processes
+    python tuning/deadlines_dev.py --beds lcdb      # one bed
+    python tuning/deadlines_dev.py --out tuning-out # where the task rows are kept
+
+The tasks of ``risingbandits reproduce deadlines`` (:mod:`risingbandits.reproduce.deadlines`) on
+the ``dev`` splits of lcdb-v1 (71 instances) and live-v1 (20 instances, seeds 0-3 of its five
+data sets); the test splits, which the report shows, are never read here. Prints, per bed, W
+and deadline, each method's mean final-model gap and the paired difference with the default.
+Rows are kept in ``OUT/deadlines-dev-full/`` (delete it after changing a policy).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from risingbandits.analysis.stats import mean_ci
+from risingbandits.experiments.executors import make_executor
+from risingbandits.modelselect.selector import DEFAULT_POLICY
+from risingbandits.reproduce.deadlines import (
+    COLUMNS,
+    FORMAT,
+    TEXT_COLUMNS,
+    deadline_tasks,
+    deadlines_folder,
+    run_deadlines,
+)
+from risingbandits.reproduce.settings import FULL
+from risingbandits.reproduce.task_rows import read_task
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="tuning-out")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    out = Path(args.out) / "deadlines-dev"
+    with make_executor("processes", args.workers) as pool:
+        run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev")
+    print()
+    columns: dict[str, list] = defaultdict(list)
+    folder = deadlines_folder(out, FULL)
+    for task in deadline_tasks(FULL, "dev"):
+        rows = read_task(folder / f"{task.key}.json", task.key, FORMAT, COLUMNS, TEXT_COLUMNS)
+        for key in COLUMNS:
+            columns[key] += rows[key] if rows else []
+    data = {k: np.asarray(v) for k, v in columns.items()}
+    methods = list(dict.fromkeys(data["method"]))
+    for bed in dict.fromkeys(data["bed"]):
+        print(f"\n{bed}: mean final-model gap; paired (method - {DEFAULT_POLICY}) [95% CI]")
+        for w in sorted(set(data["workers"])):
+            for m in sorted(set(data["steps"]), key=lambda x: (x == 0, x)):
+                sel = (data["bed"] == bed) & (data["workers"] == w) & (data["steps"] == m)
+                gap = {x: data["final_gap"][sel & (data["method"] == x)] for x in methods}
+                parts = [f"W={w:2d} m={m or 'full':>4}"]
+                for x in methods:
+                    if x == DEFAULT_POLICY:
+                        parts.append(f"{x} {gap[x].mean():.4f}")
+                    else:
+                        d = mean_ci(gap[x] - gap[DEFAULT_POLICY])
+                        flag = "!" if d.high < 0 else " "
+                        parts.append(f"{x[:12]} {d.mean:+.4f}{flag}")
+                print(" | ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
