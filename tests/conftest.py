@@ -44,6 +44,13 @@ def imdb_curves_dir() -> Path:
 
 
 @pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private cache folder for this test (``RISINGBANDITS_CACHE_DIR``): live-v1's tasks."""
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
 def lcdb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A small LCDB folder (``tests/lcdb_fixture.py``) as the LCDB source, with its parsed-table
     cache under ``tmp_path`` (the compiled-kernel cache stays where it is)."""

@@ -13,10 +13,12 @@ interpolation linear in log size between anchors reproduces them exactly at ever
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 LEARNERS = (
     "SVC_linear",
@@ -81,3 +83,17 @@ def write_lcdb(folder: Path) -> Path:
         for openml_id, (name, _) in DATASETS.items():
             out.writerow([openml_id, name, 5000])
     return folder
+
+
+def _lcdb_installed() -> bool:
+    try:
+        importlib.metadata.distribution("lcdb")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+needs_lcdb = pytest.mark.skipif(
+    not _lcdb_installed(), reason='lcdb is not installed: pip install -e ".[dev]"'
+)
+"""Skip a test that reads the real LCDB package when it is not installed (it is in dev)."""

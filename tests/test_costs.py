@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import risingbandits as rb
-from lcdb_fixture import LEARNERS, TO_4096, write_lcdb
+from lcdb_fixture import LEARNERS, TO_4096, needs_lcdb, write_lcdb
 from live_fixture import made_up_task, write_made_up
 from risingbandits.experiments import SpecError, parse_spec
 from risingbandits.instances import lcdb_table
@@ -151,15 +150,7 @@ def test_a_cache_without_times_is_rebuilt_not_misread(timed_lcdb: Path) -> None:
         assert "seconds" in pq.read_table(path).column_names
 
 
-def _lcdb_installed() -> bool:
-    try:
-        importlib.metadata.distribution("lcdb")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _lcdb_installed(), reason='lcdb is not installed: pip install -e ".[dev]"')
+@needs_lcdb
 def test_real_lcdb_costs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Values read once from lcdb 0.1.0's database-accuracy.csv (awk over the raw rows, column
     traintime): kr-vs-kp (OpenML 3), SVC_linear at 16 samples: mean 0.00096 s over 125 splits;
@@ -173,12 +164,6 @@ def test_real_lcdb_costs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # -- live-v1 -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
 
 
 def test_live_v1_costs_are_the_recorded_unit_times(root: Path) -> None:

@@ -3,7 +3,6 @@ check of a known curve in the real LCDB package (skipped when it is not installe
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from lcdb_fixture import DATASETS, ELIGIBLE, LEARNERS
+from lcdb_fixture import DATASETS, ELIGIBLE, LEARNERS, needs_lcdb
 from risingbandits.cli import app
 from risingbandits.experiments import SpecError, parse_spec, run_sweep
 from risingbandits.instances.families import family_instance, family_size, generate
@@ -164,15 +163,7 @@ def test_cli_run_on_a_family_instance(lcdb_dir: Path) -> None:
     assert "max_i test_i(T) - test_rec(N_rec), on the test curves" in human.output
 
 
-def _lcdb_installed() -> bool:
-    try:
-        importlib.metadata.distribution("lcdb")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _lcdb_installed(), reason='lcdb is not installed: pip install -e ".[dev]"')
+@needs_lcdb
 def test_real_lcdb_known_curve(monkeypatch: pytest.MonkeyPatch) -> None:
     """Values read once from lcdb 0.1.0's database-accuracy.csv (awk over the raw rows):
     kr-vs-kp (OpenML 3), SVC_linear at 16 samples: mean score_valid 0.6874968 and mean score_test

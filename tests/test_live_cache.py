@@ -23,12 +23,6 @@ from risingbandits.instances.live_cache import (
 )
 
 
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
-
-
 def test_a_task_reads_back_as_written(root: Path) -> None:
     task = write_made_up("wine", 3, 16, np.random.default_rng(0))
     path = task_file(root, "wine", 3, 16)

@@ -28,12 +28,6 @@ from risingbandits.simulate import simulate
 runner = CliRunner()
 
 
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
-
-
 def _curves(root: Path, dataset: str, seed: int, units: int) -> tuple[np.ndarray, np.ndarray]:
     task = read_task(task_file(root, dataset, seed, units), dataset, seed, units)
     return task.validation, task.test

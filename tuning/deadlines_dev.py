@@ -24,16 +24,8 @@ import numpy as np
 from risingbandits.analysis.stats import mean_ci
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
-from risingbandits.reproduce.deadlines import (
-    COLUMNS,
-    FORMAT,
-    TEXT_COLUMNS,
-    deadline_tasks,
-    deadlines_folder,
-    run_deadlines,
-)
+from risingbandits.reproduce.deadlines import COLUMNS, load_deadlines, run_deadlines
 from risingbandits.reproduce.settings import FULL
-from risingbandits.reproduce.task_rows import read_task
 
 
 def main() -> None:
@@ -46,11 +38,9 @@ def main() -> None:
         run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev")
     print()
     columns: dict[str, list] = defaultdict(list)
-    folder = deadlines_folder(out, FULL)
-    for task in deadline_tasks(FULL, "dev"):
-        rows = read_task(folder / f"{task.key}.json", task.key, FORMAT, COLUMNS, TEXT_COLUMNS)
+    for rows in load_deadlines(out, FULL, "dev"):
         for key in COLUMNS:
-            columns[key] += rows[key] if rows else []
+            columns[key] += rows[key]
     data = {k: np.asarray(v) for k, v in columns.items()}
     methods = list(dict.fromkeys(data["method"]))
     for bed in dict.fromkeys(data["bed"]):

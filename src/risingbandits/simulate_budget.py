@@ -155,9 +155,10 @@ def _events(
                 fits = n < table and cum[i, n + 1] - cum[i, n] <= money
                 allowed[i] = fits and not busy[i]
                 any_allowed = any_allowed or allowed[i]
-                more = _pulls_left(cum, i, n, money, reach[i])
-                reach[i] = n + more
-                left[i] = more
+                if planning:  # (only a plan reads it)
+                    more = _pulls_left(cum, i, n, money, reach[i])
+                    reach[i] = n + more
+                    left[i] = more
             if not any_allowed:
                 break
             t += 1
@@ -367,7 +368,6 @@ def simulate_budget(
     reach = reachable_pulls(instance, float(budget))
     horizon = most_pulls(instance, reach, capacity)
     unit = capacity / horizon
-    planning = bool(plan) and plans_in_cost(policy.init_state(n_arms, 1, 0.0))
     pulls = np.zeros((n_seeds, n_arms), np.int64)
     last = np.zeros((n_seeds, n_arms))
     busy_time = np.zeros((n_seeds, int(workers)))
@@ -377,6 +377,7 @@ def simulate_budget(
     events = np.full((n_seeds, horizon if record_events else 0, 4), -1.0)
     for s, seed in enumerate(seed_list):
         state = policy.init_state(n_arms, horizon, instance.noise_proxy)
+        planning = bool(plan) and plans_in_cost(state)
         out = EventRecord(pulls[s], last[s], busy_time[s], scalars[s], events[s])
         recommended[s] = _run_events(
             state,

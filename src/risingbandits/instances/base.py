@@ -98,6 +98,19 @@ _EMPTY_TABLE = np.zeros((0, 0))
 _EMPTY_TABLE.setflags(write=False)
 
 
+def refuse_first(
+    table: np.ndarray, bad: np.ndarray, field: str, allowed: str, names: Sequence[str] = ()
+) -> None:
+    """One line naming the arm and pull (1-based) of the first ``bad`` value of a table, its
+    value and what is ``allowed``; nothing when no value is bad."""
+    if bad.any():
+        arm, pull = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{field}[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not "
+            f"allowed: use {allowed}"
+        )
+
+
 def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
     """A read-only float64 table of standard deviations of ``shape``, finite and >= 0."""
     try:
@@ -106,13 +119,7 @@ def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError("noise_std must be a numeric 2-D array (arms x pulls)") from None
     if table.shape != shape:
         raise ValueError(f"noise_std has shape {table.shape}: use the shape of means, {shape}")
-    bad = ~np.isfinite(table) | (table < 0.0)
-    if bad.any():
-        arm, pull = np.argwhere(bad)[0]
-        raise ValueError(
-            f"noise_std[arm {arm}, pull {pull + 1}] = {table[arm, pull]} is not allowed: "
-            "use a finite number >= 0"
-        )
+    refuse_first(table, ~np.isfinite(table) | (table < 0.0), "noise_std", "a finite number >= 0")
     table.setflags(write=False)
     return table
 
@@ -137,13 +144,7 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
         table = np.repeat(table[:, None], shape[1], axis=1)
     if table.shape != shape:
         raise ValueError(f"costs has shape {table.shape}: use the shape of means, {shape}")
-    bad = ~np.isfinite(table) | (table <= 0.0)
-    if bad.any():
-        arm, pull = np.argwhere(bad)[0]
-        raise ValueError(
-            f"costs[{_arm_label(arm, names)}, pull {pull + 1}] = {table[arm, pull]} is not "
-            "allowed: use a finite number > 0"
-        )
+    refuse_first(table, ~np.isfinite(table) | (table <= 0.0), "costs", "a finite number > 0", names)
     table.setflags(write=False)
     return table
 

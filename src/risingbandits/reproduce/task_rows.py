@@ -5,7 +5,8 @@ computed again instead of entering the report."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import methodcaller
 from pathlib import Path
 from typing import Any
@@ -69,3 +70,27 @@ def compute_tasks(
         done += 1
         if progress is not None:
             progress(done, len(tasks))
+
+
+def group_rows(
+    tasks: Iterable[Mapping[str, list[Any]]],
+    columns: Sequence[str],
+    by: Sequence[str],
+    values: Sequence[str],
+) -> tuple[dict[tuple[Any, ...], dict[str, np.ndarray]], int]:
+    """The kept tasks' rows grouped by the ``by`` columns (cell and method): each group's
+    ``values`` columns as arrays, in the same unit order (instance, then seed) in every group,
+    so two methods' arrays of one cell pair up; and the units per group."""
+    merged: dict[str, list[Any]] = defaultdict(list)
+    for task in tasks:
+        for key in columns:
+            merged[key] += task[key]
+    order = np.lexsort((np.asarray(merged["seed"]), np.asarray(merged["instance"])))
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for i in order:
+        groups[tuple(merged[c][i] for c in by)].append(i)
+    grouped = {
+        key: {c: np.asarray([merged[c][i] for i in rows]) for c in values}
+        for key, rows in groups.items()
+    }
+    return grouped, len(next(iter(groups.values()), []))

@@ -4,12 +4,9 @@ with W workers and the test beds' real costs (:mod:`risingbandits.reproduce.dead
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from risingbandits.analysis.stats import MeanCI, ci_json, mean_ci
 from risingbandits.modelselect.selector import DEFAULT_POLICY
@@ -27,6 +24,7 @@ from risingbandits.reproduce.deadlines import (
 )
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.sections.common import DIGITS, Context
+from risingbandits.reproduce.task_rows import group_rows
 
 Cell = tuple[int, int]
 """(workers W, steps per candidate the deadline allows; 0: the full table)."""
@@ -38,22 +36,12 @@ class DeadlineRows:
     """One test bed's rows, by cell and method, each array in the same unit order."""
 
     def __init__(self, tasks: Iterable[Mapping[str, list[Any]]]) -> None:
-        columns: dict[str, list[Any]] = defaultdict(list)
-        for task in tasks:
-            for key in COLUMNS:
-                columns[key] += task[key]
-        order = np.lexsort((np.asarray(columns["seed"]), np.asarray(columns["instance"])))
-        groups: dict[tuple[int, int, str], list[int]] = defaultdict(list)
-        for i in order:
-            groups[columns["workers"][i], columns["steps"][i], columns["method"][i]].append(i)
-        self.values = {
-            cell: {
-                c: np.asarray([columns[c][i] for i in rows])
-                for c in ("final_gap", "cost_regret", "idle", "spent", "seconds")
-            }
-            for cell, rows in groups.items()
-        }
-        self.units = len(next(iter(groups.values()), []))
+        self.values, self.units = group_rows(
+            tasks,
+            COLUMNS,
+            ("workers", "steps", "method"),
+            ("final_gap", "cost_regret", "idle", "spent", "seconds"),
+        )
         labels = [label for label, _, _ in methods()]
         self.methods = [m for m in labels if any(k[2] == m for k in self.values)]
 

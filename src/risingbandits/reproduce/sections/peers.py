@@ -4,7 +4,6 @@ library at exactly the steps each pruner consumed, paired on the same rewards.""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.peers import COLUMNS, load_peers, peer_beds
 from risingbandits.reproduce.sections.common import DIGITS, Context
+from risingbandits.reproduce.task_rows import group_rows
 
 PRUNER_NAMES = {
     "optuna-sh": "Optuna SuccessiveHalvingPruner",
@@ -33,21 +33,12 @@ class BedRows:
     """One test bed's rows, by cell and method, each array in the same unit order."""
 
     def __init__(self, tasks: Iterable[Mapping[str, list[Any]]]) -> None:
-        columns: dict[str, list[Any]] = defaultdict(list)
-        for task in tasks:
-            for key in COLUMNS:
-                columns[key] += task[key]
-        order = np.lexsort((np.asarray(columns["seed"]), np.asarray(columns["instance"])))
-        self.values: dict[tuple[int, str, str], dict[str, np.ndarray]] = {}
-        groups: dict[tuple[int, str, str], list[int]] = defaultdict(list)
-        for i in order:
-            groups[columns["budget"][i], columns["pruner"][i], columns["method"][i]].append(i)
-        for cell, rows in groups.items():
-            self.values[cell] = {
-                c: np.asarray([columns[c][i] for i in rows])
-                for c in ("final_gap", "regret", "used", "seconds")
-            }
-        self.units = len(next(iter(groups.values()), []))
+        self.values, self.units = group_rows(
+            tasks,
+            COLUMNS,
+            ("budget", "pruner", "method"),
+            ("final_gap", "regret", "used", "seconds"),
+        )
 
     @property
     def cells(self) -> list[Cell]:
