@@ -81,6 +81,42 @@ def test_leaving_the_scope_ends_what_it_started_and_only_that() -> None:
         kill_left({spared, *started})
 
 
+# A child that, told to stop, starts a process of its own (as Ray's raylet may start a worker)
+# and keeps running until SIGKILL.
+RESPAWNER = """
+import signal, subprocess, sys, time
+from risingbandits.integrations.lifetime import ProcessGuard
+STUBBORN = ("import signal, subprocess, time\\n"
+            "QUIET = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\\n"
+            "def stop(*_):\\n"
+            "    p = subprocess.Popen(['sleep', '304'], **QUIET)\\n"
+            "    open(OUT, 'w').write(str(p.pid))\\n"
+            "signal.signal(signal.SIGTERM, stop)\\n"
+            "print('armed', flush=True)\\n"
+            "while True: time.sleep(0.1)")
+with ProcessGuard(poll_seconds=60, grace_seconds=1.5) as guard:
+    child = subprocess.Popen([sys.executable, "-c", f"OUT = {sys.argv[1]!r}\\n" + STUBBORN],
+                             stdout=subprocess.PIPE, text=True)
+    child.stdout.readline()
+    guard.scan()
+print(child.pid, flush=True)
+"""
+
+
+def test_a_process_started_while_the_scope_ends_it_is_ended_too(tmp_path: Path) -> None:
+    out = tmp_path / "late.pid"
+    owner = subprocess.run(
+        [sys.executable, "-c", RESPAWNER, str(out)], capture_output=True, text=True, timeout=60
+    )
+    assert owner.returncode == 0, owner.stderr
+    late = identity(int(out.read_text()))
+    try:
+        assert all_gone({late}, 5.0), "the child started on SIGTERM outlived the scope"
+        assert not running(identity(int(owner.stdout.split()[0])))
+    finally:
+        kill_left({late})
+
+
 def test_a_guard_used_outside_its_scope_says_so() -> None:
     with pytest.raises(RuntimeError, match="context manager"):
         ProcessGuard().add_group(os.getpid())

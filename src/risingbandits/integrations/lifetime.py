@@ -158,16 +158,24 @@ def _group_alive(pgid: int) -> bool:
 
 
 def _end_all(tracked: set[Identity], groups: set[int], grace: float) -> None:
-    table = _processes()
-    live = _alive(tracked, table)
-    live |= _descendants({pid for pid, _ in live}, table)
-    _signal(live, groups, signal.SIGTERM)
+    """SIGTERM to the tracked processes, their descendants and the groups, SIGKILL to what is
+    left after ``grace``. The descendants are looked up again while waiting: a process that
+    starts a child as it is told to stop (Ray's raylet starting a worker) would otherwise leave
+    that child, orphaned, to outlive the scope."""
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        live = _alive(live, _processes())
+    live: set[Identity] = set()
+    told: set[Identity] = set()
+    while True:
+        table = _processes()
+        live = _alive(tracked | live, table)
+        live |= _descendants({pid for pid, _ in live}, table)
         groups = {g for g in groups if _group_alive(g)}
         if not live and not groups:
             return
+        if time.monotonic() >= deadline:
+            break
+        _signal(live - told, groups if not told else set(), signal.SIGTERM)
+        told |= live
         time.sleep(0.05)
     _signal(live, groups, signal.SIGKILL)
 

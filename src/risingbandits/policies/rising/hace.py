@@ -261,8 +261,8 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 class HaceUCB(AceUCB):
     """HACE-UCB: successive halving rounds while the budget per candidate is small, then
     ACE-UCB on the survivors; the deployed model is the survivor with the highest level (under
-    a budget in cost, planning in cost: the best halving statistic; uses T). This library's policy for model selection (issue 21; module
-    docstring, ``docs/hace-ucb.md``).
+    a budget in cost, planning in cost: the best halving statistic; uses T). This library's
+    policy for model selection (issue 21; module docstring, ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
       index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
