@@ -13,7 +13,7 @@ import risingbandits as rb
 from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import make_policy
-from risingbandits.policies.rising.hace import hace_schedule
+from risingbandits.policies.rising.hace import hace_schedule, warmup_w_min
 
 
 def instances() -> list[rb.RisingInstance]:
@@ -34,14 +34,29 @@ def test_the_schedule_halves_only_while_the_budget_per_survivor_is_small() -> No
             assert targets == sorted(targets) and (not targets or targets[-1] <= horizon)
 
 
-@pytest.mark.parametrize("horizon", [240, 1_000])
-def test_with_a_large_budget_per_candidate_it_is_ace_ucb(horizon: int) -> None:
+def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> None:
+    got = [warmup_w_min(16, 0.25, 5, 5 * m) for m in (1, 8, 48, 64, 100, 128, 1_000)]
+    assert got == [1, 1, 6, 8, 12, 16, 16]
+    assert warmup_w_min(16, 0.5, 5, 5 * 64) == 16 and warmup_w_min(4, 0.25, 5, 5 * 64) == 4
+    assert make_policy("hace-ucb").init_state(5, 5 * 64).w_min == 8
+
+
+@pytest.mark.parametrize("horizon", [240, 320, 1_000])
+def test_with_a_large_budget_per_candidate_it_is_ace_ucb_with_its_warm_up_scaled(
+    horizon: int,
+) -> None:
+    """No halving round from T / K = 48 on: ACE-UCB's choices and deployed arm, arm for arm,
+    with w_min = min(16, T / (8 K)) (ACE-UCB's own w_min = 16 from T / K = 128 on)."""
     for inst in instances():
         assert horizon >= 48 * inst.n_arms
+        w_min = min(16, horizon // (8 * inst.n_arms))
         hace = rb.simulate(inst, "hace-ucb", horizon, 3, record_arms=True)
-        ace = rb.simulate(inst, "ace-ucb", horizon, 3, record_arms=True)
+        ace = rb.simulate(inst, make_policy("ace-ucb", w_min=w_min), horizon, 3, record_arms=True)
         np.testing.assert_array_equal(hace.arms, ace.arms)
         np.testing.assert_array_equal(hace.recommended, ace.recommended)
+        if w_min < 16:  # the warm-up changes the choices
+            frozen = rb.simulate(inst, "ace-ucb", horizon, 3, record_arms=True)
+            assert not np.array_equal(hace.arms, frozen.arms)
 
 
 @pytest.mark.parametrize("per_arm", [4, 16, 30])
@@ -79,5 +94,8 @@ def test_the_selector_and_its_integrations_default_to_it() -> None:
     assert sel.policy["policy"] == "hace-ucb" and sel.policy["params"]["sigma"] == "estimate"
     policy = make_policy("hace-ucb")
     assert policy.uses_horizon and policy.params["index_from"] == 48
+    assert policy.params["warmup_share"] == 0.25
     with pytest.raises(ValueError, match="index_from=0 is not allowed"):
         make_policy("hace-ucb", index_from=0)
+    with pytest.raises(ValueError, match="warmup_share=0"):
+        make_policy("hace-ucb", warmup_share=0)

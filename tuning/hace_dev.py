@@ -18,7 +18,7 @@ live-v1 - are never read here):
 
 Budgets: 4, 8, 16, 32, 64 and 128 pulls per candidate (T = K x m) everywhere, and 5, 10 and
 20% of each full horizon on live and lcdb (larger shares give T / K >= 48 on every dev
-instance, where HACE-UCB is ACE-UCB, arm for arm). Score of a cell: the mean final-model gap
+instance, where no halving round runs). Score of a cell: the mean final-model gap
 (the policy regret too on ltf and concave), against every other policy of the library with the
 presets of the model-selection report (the paper's ten with the setting's preset, the rest with
 their defaults); then, against each of Optuna's three pruners (trials of at most m steps), the

@@ -135,7 +135,7 @@ class HeldoutCell:
     @property
     def lowest_regret(self) -> bool | None:
         """(b) No other policy's mean regret is below the default's (synthetic cells; None
-        elsewhere). A tie counts: where HACE-UCB is ACE-UCB (T / K >= 48) or Successive Halving
+        elsewhere). A tie counts: where HACE-UCB is ACE-UCB (T / K >= 128) or Successive Halving
         (every round run), it makes their very choices."""
         if not self.synthetic:
             return None

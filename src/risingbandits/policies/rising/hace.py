@@ -10,7 +10,12 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 * **Schedule** (from K and T, :func:`hace_schedule`): the rounds of Successive Halving with eta
   = 2 (R = ceil(log2 K) rounds of floor(T / (|S| R)) pulls per survivor, keep ceil(|S| / 2)),
   run only while the budget left per survivor is below ``index_from`` pulls. With T / K >=
-  ``index_from`` no round is run and HACE-UCB is ACE-UCB (the same choices, arm for arm).
+  ``index_from`` no round is run and HACE-UCB is ACE-UCB with the warm-up below (the same
+  choices, arm for arm; ACE-UCB itself from T / K >= 2 w_min / ``warmup_share`` = 128).
+* **Warm-up** (:func:`warmup_w_min`): ACE-UCB values a candidate with fewer than 2 w_min pulls
+  at the top; HACE-UCB caps w_min so that this warm-up takes at most ``warmup_share`` of the
+  budget per candidate (w_min = 16 from T / K = 128 on, 8 at 64). With w_min = 16 at T / K = 64,
+  half the budget went to the warm-up (``docs/hace-ucb-tuning.md``, step 5).
 * **Halving rounds**: a round robin over the survivors (fewest pulls first, lowest index on
   ties); at the end of a round the arms with the lowest statistic, the mean of their last
   ``halving_window`` x n rewards (at least one), are eliminated (ties at random:
@@ -130,6 +135,13 @@ def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
         left -= (target - pulls) * size
         size, pulls = kept, target
     return targets, keep
+
+
+def warmup_w_min(w_min: int, share: float, n_arms: int, horizon: int) -> int:
+    """ACE-UCB's smallest window for a run of K arms and horizon T (module docstring): its
+    warm-up, 2 w_min pulls of each candidate, takes at most ``share`` of T / K pulls, so
+    w_min = max(1, min(w_min, floor(share x T / (2 K))))."""
+    return max(1, min(w_min, int(share * horizon) // (2 * n_arms)))
 
 
 def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
@@ -260,13 +272,16 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 
 class HaceUCB(AceUCB):
     """HACE-UCB: successive halving rounds while the budget per candidate is small, then
-    ACE-UCB on the survivors; the deployed model is the survivor with the highest level (under
-    a budget in cost, planning in cost: the best halving statistic; uses T). This library's
-    policy for model selection (issue 21; module docstring, ``docs/hace-ucb.md``).
+    ACE-UCB on the survivors, its warm-up at most a quarter of T / K; the deployed model is the
+    survivor with the highest level (under a budget in cost, planning in cost: the best halving
+    statistic; uses T). This library's policy for model selection (issue 21; module docstring,
+    ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
       index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
-        the halving rounds; with T / K >= index_from there is no round (ACE-UCB itself).
+        the halving rounds; with T / K >= index_from there is no round.
+      warmup_share: ACE-UCB's warm-up (2 w_min pulls per candidate) takes at most this share
+        of T / K: w_min = max(1, min(w_min, floor(warmup_share x T / (2 K)))).
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
     One parameter set for every setting, chosen on development instances only
@@ -286,6 +301,14 @@ class HaceUCB(AceUCB):
             low=1,
         ),
         Param(
+            "warmup_share",
+            0.25,
+            "ACE-UCB's warm-up (2 w_min pulls per candidate) takes at most this share of T / K",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+        ),
+        Param(
             "halving_window",
             0.25,
             "halving statistic: mean of the last max(1, floor(x n)) rewards",
@@ -303,6 +326,8 @@ class HaceUCB(AceUCB):
         capacity: int | None = None,
     ) -> Any:
         ace: AceState = super().init_state(n_arms, horizon, noise_proxy, capacity)
+        share = float(self._params["warmup_share"])
+        ace = ace._replace(w_min=warmup_w_min(ace.w_min, share, n_arms, horizon))
         index_from = int(self._params["index_from"])
         targets, keep = hace_schedule(n_arms, horizon, index_from)
         full_targets, full_keep = halving_schedule(n_arms, horizon, 2)
