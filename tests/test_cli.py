@@ -109,9 +109,36 @@ def test_run_human_output_and_means_file(tmp_path: Path) -> None:
     assert "final gap" in res.stdout and "recommended     arm " in res.stdout
 
 
+def test_run_with_a_budget_in_cost_and_a_costs_file(tmp_path: Path) -> None:
+    # arm 0 blooms late (0.9 at its 4th pull) and costs 1 a pull; arm 1 stays at 0.5 and costs
+    # 2: a total budget of 6 lets arm 0 alone make 4 pulls, arm 1 alone 3.
+    np.save(tmp_path / "m.npy", np.array([[0.1, 0.2, 0.6, 0.9], [0.5] * 4]))
+    (tmp_path / "c.csv").write_text("1\n2\n")
+    args = ["run", "--means", str(tmp_path / "m.npy"), "--policy", "successive-halving"]
+    args += ["--seeds", "2", "--noise", "none", "--budget", "6", "--budget-kind", "total"]
+    res = runner.invoke(app, [*args, "--costs", str(tmp_path / "c.csv"), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["budget"] == 6 and data["budget_kind"] == "total" and data["workers"] == 1
+    assert data["reach"] == [4, 3] and data["best_reachable"] == pytest.approx(0.9)
+    assert data["pulls_mean"][0] + 2 * data["pulls_mean"][1] <= 6 + 1e-9
+    assert data["spent_mean"] <= 6 + 1e-9 and len(data["idle_mean_per_worker"]) == 1
+    assert len(data["final_gap_per_seed"]) == len(data["cost_regret_per_seed"]) == 2
+    assert all(0 <= g <= 0.9 for g in data["final_gap_per_seed"])
+    unit = json.loads(runner.invoke(app, [*args, "--json"]).stdout)  # no --costs: 1 a pull
+    assert unit["reach"] == [4, 4] and unit["spent_mean"] == pytest.approx(6)
+    text = runner.invoke(app, [*args, "--costs", str(tmp_path / "c.csv")]).stdout
+    assert "budget 6 (total cost), 1 worker(s)" in text and "idle per worker" in text
+    assert "final gap" in text and "cost regret" in text and "pulls per arm" in text
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (["run", "--costs", "c.csv"], "--costs goes with --means FILE"),
+        (["run", "--workers", "4"], "--workers and --budget-kind go with --budget"),
+        (["run", "--budget", "5", "--budget-kind", "x"], "budget_kind='x' is not allowed"),
+        (["run", "--budget", "-1"], "budget=-1.0 is not allowed: use a finite number > 0"),
         (["run", "--param", "eps=0.7"], "eps=0.7 is not allowed: use a number in (0, 1/2)"),
         (["run", "--policy", "nope"], "policy='nope' is not allowed"),
         (["run", "--noise", "gauss"], "noise='gauss' is not allowed"),
@@ -129,6 +156,21 @@ def test_user_errors_one_line_exit_2(args: list[str], message: str) -> None:
     assert message in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert "Traceback" not in res.stderr + res.stdout
+
+
+def test_a_bad_costs_file_is_one_line_naming_it(tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", np.array([[0.1, 0.2, 0.6, 0.9], [0.5] * 4]))
+    (tmp_path / "c.csv").write_text("1\n0\n")
+    (tmp_path / "three.csv").write_text("1\n2\n3\n")
+    base = ["run", "--means", str(tmp_path / "m.npy"), "--budget", "6", "--costs"]
+    for costs, message in [
+        ("c.csv", "is not allowed: use a finite number > 0"),
+        ("three.csv", "costs has 3 entries for 2 arms"),
+        ("missing.csv", "costs file"),
+    ]:
+        res = runner.invoke(app, [*base, str(tmp_path / costs)])
+        assert res.exit_code == 2 and message in res.stderr, res.output
+        assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_console_script_error_has_no_traceback() -> None:

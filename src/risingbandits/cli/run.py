@@ -19,6 +19,7 @@ from risingbandits.instances.families import use_curves_dir
 from risingbandits.instances.named import instance_names, named_instance
 from risingbandits.policies import POLICIES, make_policy, parse_params
 from risingbandits.simulate import SimulationResult, simulate
+from risingbandits.simulate_budget import BudgetResult, simulate_budget
 
 
 def load_instance(
@@ -27,14 +28,32 @@ def load_instance(
     horizon: int,
     noise: Noise | None,
     allow_decreasing: bool,
+    costs: Path | None = None,
 ) -> RisingInstance:
-    """The instance named by ``--instance`` or read from ``--means`` (noise None: its default)."""
+    """The instance named by ``--instance`` or read from ``--means`` (noise None: its default),
+    with the costs per pull of ``--costs`` (a ``--means`` table only: one column, a cost per
+    arm, or the table's shape)."""
     if instance and means:
         raise UserError("use either --instance NAME or --means FILE, not both")
+    if costs is not None and means is None:
+        raise UserError(
+            "--costs goes with --means FILE: a named instance carries its own costs "
+            "(lcdb-v1, live-v1) or costs 1 per pull"
+        )
     if means is not None:
         table, names = read_means_file(means)
+        cost_table = None
+        if costs is not None:
+            cost_table, _ = read_means_file(costs, "costs")
+            if cost_table.ndim == 2 and cost_table.shape[1] == 1:
+                cost_table = cost_table[:, 0]  # one column: a cost per arm
         return from_means(
-            table, noise, name=means.name, arm_names=names, require_rising=not allow_decreasing
+            table,
+            noise,
+            name=means.name,
+            arm_names=names,
+            require_rising=not allow_decreasing,
+            costs=cost_table,
         )
     return named_instance(instance or "intro", horizon, noise)
 
@@ -83,6 +102,41 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
     }
 
 
+def budget_json(res: BudgetResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
+    """The ``--json`` object of ``risingbandits run --budget`` (:class:`BudgetResult`)."""
+    gap, regret = mean_ci(res.final_gap), mean_ci(res.cost_regret)
+    used = sigma_used(res.policy["params"], inst)
+    return {
+        "instance": res.instance,
+        "n_arms": inst.n_arms,
+        "arm_names": list(inst.arm_names),
+        "policy": res.policy["policy"],
+        "params": res.policy["params"],
+        **({} if used is None else {"sigma_used": used}),
+        "budget": res.budget,
+        "budget_kind": res.budget_kind,
+        "workers": res.workers,
+        "horizon": res.horizon,
+        "noise": str(inst.noise),
+        "seeds": [int(s) for s in res.seeds],
+        "final_gap_mean": gap.mean,
+        "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
+        "final_gap_per_seed": res.final_gap.tolist(),
+        "final_gap_on": "test" if inst.test_means is not None else "means",
+        "best_reachable": res.best_reachable,
+        "cost_regret_mean": regret.mean,
+        "cost_regret_ci95": [finite_or_none(regret.low), finite_or_none(regret.high)],
+        "cost_regret_per_seed": res.cost_regret.tolist(),
+        "recommended": res.recommended.tolist(),
+        "pulls_mean": res.pulls_mean.tolist(),
+        "reach": res.reach.tolist(),
+        "spent_mean": float(res.spent.mean()),
+        "wall_time_mean": float(res.wall_time.mean()),
+        "idle_mean_per_worker": res.idle.mean(axis=0).tolist(),
+        "elapsed_s": round(elapsed, 4),
+    }
+
+
 def _interval(bounds: list[float | None], digits: int) -> str:
     """``± half-width  (95% CI [low, high])`` of a ``*_ci95`` pair."""
     low, high = bounds
@@ -92,16 +146,32 @@ def _interval(bounds: list[float | None], digits: int) -> str:
     return f"± {(high - low) / 2:{f}}  (95% CI [{low:{f}}, {high:{f}}])"
 
 
-def _print_human(console: Console, data: dict[str, Any]) -> None:
-    names = data["arm_names"]
+def _params_text(data: dict[str, Any]) -> str:
     shown = dict(data["params"])
     if shown.get("sigma") == "auto":
         shown["sigma"] = f"auto ({data['sigma_used']:g} used)"
-    params = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
+    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
+
+
+def _print_outcome(console: Console, data: dict[str, Any]) -> None:
+    """The lines both outputs share: the deployed arm and the pulls per arm."""
+    names = data["arm_names"]
+    recommended = np.bincount(data["recommended"], minlength=data["n_arms"])
+    top = int(np.argmax(recommended))
+    console.print(
+        f"recommended     arm {top} ({names[top]}) in {recommended[top]} of "
+        f"{len(data['recommended'])} seeds (the arm each run would deploy)"
+    )
+    pulls = "   ".join(f"{i} ({names[i]}): {p:,.1f}" for i, p in enumerate(data["pulls_mean"]))
+    console.print(f"pulls per arm   {pulls}")
+
+
+def _print_human(console: Console, data: dict[str, Any]) -> None:
+    names = data["arm_names"]
     tag = "  [reconstruction]" if data["reconstruction"] else ""
     console.print(
-        f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
-        f"({data['n_arms']} arms, noise {data['noise']})"
+        f"[bold]{data['policy']}[/bold] ({_params_text(data)}){tag} on "
+        f"[bold]{data['instance']}[/bold] ({data['n_arms']} arms, noise {data['noise']})"
     )
     console.print(
         f"horizon T = {data['horizon']:,}   seeds = {len(data['seeds'])}   "
@@ -117,15 +187,33 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
             else "max_i mu_i(T) - mu_rec(N_rec)"
         )
     )
-    recommended = np.bincount(data["recommended"], minlength=data["n_arms"])
-    top = int(np.argmax(recommended))
-    console.print(
-        f"recommended     arm {top} ({names[top]}) in {recommended[top]} of "
-        f"{len(data['recommended'])} seeds (the arm each run would deploy)"
-    )
     console.print(f"realised reward {data['reward_mean']:,.2f} (mean over seeds)")
-    pulls = "   ".join(f"{i} ({names[i]}): {p:,.1f}" for i, p in enumerate(data["pulls_mean"]))
-    console.print(f"pulls per arm   {pulls}")
+    _print_outcome(console, data)
+
+
+def _print_budget(console: Console, data: dict[str, Any]) -> None:
+    what = "wall-clock deadline" if data["budget_kind"] == "deadline" else "total cost"
+    console.print(
+        f"[bold]{data['policy']}[/bold] ({_params_text(data)}) on "
+        f"[bold]{data['instance']}[/bold] ({data['n_arms']} arms, noise {data['noise']})"
+    )
+    console.print(
+        f"budget {data['budget']:,.4g} ({what}), {data['workers']} worker(s)   "
+        f"seeds = {len(data['seeds'])}   most pulls the budget buys: {data['horizon']:,}"
+    )
+    console.print(
+        f"final gap       {data['final_gap_mean']:.4f} {_interval(data['final_gap_ci95'], 4)}  "
+        f"against {data['best_reachable']:.4f}, the best value one candidate alone reaches"
+    )
+    console.print(
+        f"cost regret     {data['cost_regret_mean']:,.2f} {_interval(data['cost_regret_ci95'], 1)}"
+    )
+    idle = ", ".join(f"{x:,.4g}" for x in data["idle_mean_per_worker"])
+    console.print(
+        f"wall time       {data['wall_time_mean']:,.4g}   spent {data['spent_mean']:,.4g}   "
+        f"idle per worker {idle} (means over seeds)"
+    )
+    _print_outcome(console, data)
 
 
 @user_errors
@@ -162,19 +250,53 @@ def run(
     allow_decreasing: Annotated[
         bool, typer.Option(help="Accept a --means table that decreases (real learning curves).")
     ] = False,
+    costs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Cost of each pull for a --means table (.npy, .npz or .csv): one column (a "
+            "cost per arm) or the table's shape."
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        typer.Option(
+            help="A budget in cost instead of T steps (seconds on lcdb-v1 and live-v1): the "
+            "event-driven simulator; --horizon is then the length of the instance's table."
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(help="Workers training at once (with --budget).", min=1)
+    ] = 1,
+    budget_kind: Annotated[
+        str,
+        typer.Option(help="deadline (wall clock, W workers in parallel) | total (cost summed)."),
+    ] = "deadline",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Simulate one policy on one instance for several seeds: regret and final-model gap ± 95%
-    CI, the recommended arm, pulls per arm."""
+    CI, the recommended arm, pulls per arm. With --budget: a budget in cost, W workers
+    (``rb.simulate_budget``): final-model gap at the deadline, regret in cost, wall and idle
+    time."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
+    if budget is None and (workers != 1 or budget_kind != "deadline"):
+        raise UserError("--workers and --budget-kind go with --budget (a budget in cost)")
     if curves is not None:
         use_curves_dir(curves)
     noise_model = Noise.parse(noise) if noise is not None else None
-    inst = load_instance(instance, means, horizon, noise_model, allow_decreasing)
+    inst = load_instance(instance, means, horizon, noise_model, allow_decreasing, costs)
     pol = make_policy(policy, preset=preset, **parse_params(policy, param or []))
     console = Console(stderr=True)
     start = time.perf_counter()
+    if budget is not None:
+        kind: Any = budget_kind  # checked by simulate_budget (one line naming the value)
+        spent = simulate_budget(inst, pol, budget, seeds, workers=workers, budget_kind=kind)
+        data = budget_json(spent, inst, time.perf_counter() - start)
+        if as_json:
+            typer.echo(json.dumps(data))
+        else:
+            _print_budget(Console(soft_wrap=True), data)
+        return
     if as_json or seeds == 1:
         res = simulate(inst, pol, horizon, seeds)
     else:
