@@ -157,6 +157,24 @@ def test_a_time_budget_is_the_trials_training_time_summed(cluster: None, tmp_pat
     assert 3 <= summary["steps"] <= 1.0 / 0.1 + len(results)
 
 
+def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
+    cluster: None, tmp_path: Path
+) -> None:
+    # the 0.9 trial sleeps 0.2 s in its third iteration, then raises: Tune reports no time for
+    # it, the scheduler charges the wall time from when the iteration could start to the error
+    scheduler = RisingBanditScheduler(time_budget_s=2.0, seed=0)
+    results = fit(scheduler, tmp_path, seconds=0.2, fail=[0.9])
+    summary = scheduler.summary()
+    failed = next(r.metrics["trial_id"] for r in results if r.config["cap"] == 0.9)
+    assert summary["errored"] == [failed] and summary["pulls"][failed] == FAIL_AT - 1
+    recorded = 0.0
+    for result in results:
+        rows = [json.loads(r) for r in Path(result.path, "result.json").read_text().splitlines()]
+        pulls = summary["pulls"][result.metrics["trial_id"]]
+        recorded += sum(r["time_this_iter_s"] for r in rows if r["training_iteration"] <= pulls)
+    assert 0.2 <= summary["spent"] - recorded < 10.0
+
+
 def forgetful(config: dict) -> None:
     """Ignores its checkpoint: restarts from the first iteration after a pause."""
     for n in range(1, 100):

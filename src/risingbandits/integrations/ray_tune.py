@@ -4,8 +4,10 @@ Each training iteration a trial reports is one pull of its arm; ``budget`` itera
 in all, or, with ``time_budget_s``, seconds of training: each iteration costs the
 ``time_this_iter_s`` Tune reports with it (a selector with ``cost="given"``), and the run stops
 once the trials' training time summed (their ``time_total_s``, as recorded) reaches the budget;
-the last iterations may overrun it, and an iteration that fails costs nothing (Tune reports no
-time for it).
+the last iterations may overrun it. An iteration that fails costs the wall time from when the
+scheduler let it start (``choose_trial_to_run``, or CONTINUE after the trial's last result) to
+the error: Tune reports no time for it, and without this a run whose trials keep failing would
+never spend its budget.
 
 Like Ray's ``HyperBandScheduler``, the scheduler answers each result with CONTINUE, PAUSE
 or STOP and names the paused trial to resume in ``choose_trial_to_run``: when a trial reports,
@@ -26,7 +28,8 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   result (``tune.report(metrics, checkpoint=...)``) and load ``tune.get_checkpoint()`` when it
   starts, as for Ray's PBT. A trial whose ``training_iteration`` does not follow its previous
   one (restarted without its checkpoint) is refused with a message saying so.
-* A trial that fails or is removed is retired (its pulls in flight go back to the budget); one
+* A trial that fails or is removed is retired (its pulls in flight go back to the budget; a
+  budget in time is charged the wall time of the iteration that failed); one
   that completes on its own (its trainable returned) stays a candidate for the recommendation
   but is never offered again. Either way, if it held a worker, the policy picks a waiting trial
   to take it (else a run whose other trials are all paused would wait forever). ModelSelector
@@ -53,6 +56,7 @@ recommended trial (its id) and its last score. Needs
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -135,6 +139,7 @@ class RisingBanditScheduler(TrialScheduler):
         self._iteration: dict[str, int] = {}  # trial id -> last iteration recorded
         self._to_run: list[Trial] = []  # picked while paused, not started yet
         self._errored: list[str] = []  # trial ids, in the order they failed
+        self._began: dict[str, float] = {}  # trial id -> when its current iteration could start
 
     # -- Tune's interface --------------------------------------------------------------------
 
@@ -166,6 +171,7 @@ class RisingBanditScheduler(TrialScheduler):
             return TrialScheduler.STOP
         chosen = selector.select(available=[index, *self._idle(selector)])
         if chosen == index:
+            self._began[trial.trial_id] = time.monotonic()
             return TrialScheduler.CONTINUE
         self._queue(self._trials[chosen])
         return TrialScheduler.PAUSE
@@ -177,7 +183,9 @@ class RisingBanditScheduler(TrialScheduler):
 
     def on_trial_error(self, tune_controller: TuneController, trial: Trial) -> None:
         self._errored.append(trial.trial_id)
-        self._leave(trial)
+        began = self._began.pop(trial.trial_id, None)
+        lost = time.monotonic() - began if self._timed and began is not None else None
+        self._leave(trial, lost=lost)
 
     def on_trial_remove(self, tune_controller: TuneController, trial: Trial) -> None:
         self._leave(trial)
@@ -185,12 +193,13 @@ class RisingBanditScheduler(TrialScheduler):
     def choose_trial_to_run(self, tune_controller: TuneController) -> Trial | None:
         """The paused trial the policy picked last, until it runs (idempotent)."""
         self._to_run = [t for t in self._to_run if t.status in (Trial.PAUSED, Trial.PENDING)]
-        if self._to_run:
-            return self._to_run[0]
+        chosen = self._to_run[0] if self._to_run else None
         for trial in self._trials:
-            if trial.status == Trial.PENDING:  # new trials: their first iteration is forced
-                return trial
-        return None
+            if chosen is None and trial.status == Trial.PENDING:  # new: a forced first pull
+                chosen = trial
+        if chosen is not None:  # asked until it starts: the last answer is when it could
+            self._began[chosen.trial_id] = time.monotonic()
+        return chosen
 
     def debug_string(self) -> str:
         if self._selector is None:
@@ -319,17 +328,20 @@ class RisingBanditScheduler(TrialScheduler):
             if trial.status == Trial.PAUSED and trial not in self._to_run:
                 tune_controller.stop_trial(trial)
 
-    def _leave(self, trial: Trial, retire: bool = True) -> None:
-        """A trial ended: its pulls in flight go back to the budget, it is retired (unless
-        ``retire`` is false: a trial that completed on its own stays a candidate to deploy,
-        never offered again) and, if it held a worker (running, or picked to run), the policy
-        picks a waiting trial to take it; without that, a run whose other trials are all
-        paused would wait forever."""
+    def _leave(self, trial: Trial, retire: bool = True, lost: float | None = None) -> None:
+        """A trial ended: its pulls in flight go back to the budget (a budget in time is
+        charged ``lost`` seconds for the one that failed), it is retired (unless ``retire`` is
+        false: a trial that completed on its own stays a candidate to deploy, never offered
+        again) and, if it held a worker (running, or picked to run), the policy picks a waiting
+        trial to take it; without that, a run whose other trials are all paused would wait
+        forever."""
         selector = self._selector
         if selector is None:
             return
         index = self._index[trial.trial_id]
         held = index in selector.in_flight or trial.status == Trial.RUNNING
+        if lost is not None and index in selector.in_flight:
+            selector.cancel(index, cost=lost)
         if retire:
             self._retire(selector, index)
         else:
