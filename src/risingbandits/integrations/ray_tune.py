@@ -75,6 +75,7 @@ from ray.tune.schedulers import TrialScheduler  # noqa: E402
 
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
+from risingbandits.modelselect.costs import least_cost  # noqa: E402
 from risingbandits.modelselect.scores import parse_score_range  # noqa: E402
 from risingbandits.policies.machinery.checkpoint import number  # noqa: E402
 
@@ -184,7 +185,9 @@ class RisingBanditScheduler(TrialScheduler):
     def on_trial_error(self, tune_controller: TuneController, trial: Trial) -> None:
         self._errored.append(trial.trial_id)
         began = self._began.pop(trial.trial_id, None)
-        lost = time.monotonic() - began if self._timed and began is not None else None
+        lost = None  # a clock that reads 0 must not make the failed iteration free
+        if self._timed and began is not None:
+            lost = max(time.monotonic() - began, least_cost(self._budget))
         self._leave(trial, lost=lost)
 
     def on_trial_remove(self, tune_controller: TuneController, trial: Trial) -> None:
