@@ -67,10 +67,19 @@ def sigma_used(params: dict[str, Any], inst: RisingInstance) -> float | None:
     return inst.noise.proxy if sigma == "auto" else float(sigma)
 
 
-def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
-    """The ``--json`` object of ``risingbandits run`` (``sigma_used``: see :func:`sigma_used`)."""
-    ci = mean_ci(res.regret)
-    gap = mean_ci(res.final_gap)
+def per_seed(name: str, values: np.ndarray) -> dict[str, Any]:
+    """``NAME_mean``, ``NAME_ci95`` (a 95% t-interval) and ``NAME_per_seed`` of one result."""
+    ci = mean_ci(values)
+    return {
+        f"{name}_mean": ci.mean,
+        f"{name}_ci95": [finite_or_none(ci.low), finite_or_none(ci.high)],
+        f"{name}_per_seed": values.tolist(),
+    }
+
+
+def run_fields(res: SimulationResult | BudgetResult, inst: RisingInstance) -> dict[str, Any]:
+    """What both ``--json`` objects say about the run: instance, policy (``sigma_used``: see
+    :func:`sigma_used`), horizon, seeds."""
     policy = make_policy(res.policy["policy"], **res.policy["params"])
     used = sigma_used(res.policy["params"], inst)
     return {
@@ -83,19 +92,30 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
         "uses_horizon": policy.uses_horizon,
         "reconstruction": policy.reconstruction,
         "horizon": res.horizon,
-        "noise": res.noise,
+        "noise": str(inst.noise),
         "seeds": [int(s) for s in res.seeds],
-        "regret_mean": ci.mean,
-        "regret_ci95": [finite_or_none(ci.low), finite_or_none(ci.high)],
-        "regret_per_seed": res.regret.tolist(),
-        "reward_mean": float(res.reward.mean()),
-        "reward_per_seed": res.reward.tolist(),
-        "final_gap_mean": gap.mean,
-        "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
-        "final_gap_per_seed": res.final_gap.tolist(),
+    }
+
+
+def outcome_fields(res: SimulationResult | BudgetResult, inst: RisingInstance) -> dict[str, Any]:
+    """What both ``--json`` objects say about the deployed models: the final-model gap (on the
+    test curves when the instance has them), the recommended arms, the pulls per arm."""
+    return {
+        **per_seed("final_gap", res.final_gap),
         "final_gap_on": "test" if inst.test_means is not None else "means",
         "recommended": res.recommended.tolist(),
         "pulls_mean": res.pulls_mean.tolist(),
+    }
+
+
+def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
+    """The ``--json`` object of ``risingbandits run``."""
+    return {
+        **run_fields(res, inst),
+        **per_seed("regret", res.regret),
+        "reward_mean": float(res.reward.mean()),
+        "reward_per_seed": res.reward.tolist(),
+        **outcome_fields(res, inst),
         "best_arm": res.best_arm,
         "optimal_value": res.optimal_value,
         "elapsed_s": round(elapsed, 4),
@@ -104,31 +124,14 @@ def result_json(res: SimulationResult, inst: RisingInstance, elapsed: float) -> 
 
 def budget_json(res: BudgetResult, inst: RisingInstance, elapsed: float) -> dict[str, Any]:
     """The ``--json`` object of ``risingbandits run --budget`` (:class:`BudgetResult`)."""
-    gap, regret = mean_ci(res.final_gap), mean_ci(res.cost_regret)
-    used = sigma_used(res.policy["params"], inst)
     return {
-        "instance": res.instance,
-        "n_arms": inst.n_arms,
-        "arm_names": list(inst.arm_names),
-        "policy": res.policy["policy"],
-        "params": res.policy["params"],
-        **({} if used is None else {"sigma_used": used}),
+        **run_fields(res, inst),
         "budget": res.budget,
         "budget_kind": res.budget_kind,
         "workers": res.workers,
-        "horizon": res.horizon,
-        "noise": str(inst.noise),
-        "seeds": [int(s) for s in res.seeds],
-        "final_gap_mean": gap.mean,
-        "final_gap_ci95": [finite_or_none(gap.low), finite_or_none(gap.high)],
-        "final_gap_per_seed": res.final_gap.tolist(),
-        "final_gap_on": "test" if inst.test_means is not None else "means",
+        **outcome_fields(res, inst),
         "best_reachable": res.best_reachable,
-        "cost_regret_mean": regret.mean,
-        "cost_regret_ci95": [finite_or_none(regret.low), finite_or_none(regret.high)],
-        "cost_regret_per_seed": res.cost_regret.tolist(),
-        "recommended": res.recommended.tolist(),
-        "pulls_mean": res.pulls_mean.tolist(),
+        **per_seed("cost_regret", res.cost_regret),
         "reach": res.reach.tolist(),
         "spent_mean": float(res.spent.mean()),
         "wall_time_mean": float(res.wall_time.mean()),
@@ -146,13 +149,6 @@ def _interval(bounds: list[float | None], digits: int) -> str:
     return f"± {(high - low) / 2:{f}}  (95% CI [{low:{f}}, {high:{f}}])"
 
 
-def _params_text(data: dict[str, Any]) -> str:
-    shown = dict(data["params"])
-    if shown.get("sigma") == "auto":
-        shown["sigma"] = f"auto ({data['sigma_used']:g} used)"
-    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
-
-
 def _print_outcome(console: Console, data: dict[str, Any]) -> None:
     """The lines both outputs share: the deployed arm and the pulls per arm."""
     names = data["arm_names"]
@@ -166,13 +162,22 @@ def _print_outcome(console: Console, data: dict[str, Any]) -> None:
     console.print(f"pulls per arm   {pulls}")
 
 
-def _print_human(console: Console, data: dict[str, Any]) -> None:
-    names = data["arm_names"]
+def _print_header(console: Console, data: dict[str, Any]) -> None:
+    """The first line of both outputs: the policy, its parameters, the instance."""
+    shown = dict(data["params"])
+    if shown.get("sigma") == "auto":
+        shown["sigma"] = f"auto ({data['sigma_used']:g} used)"
+    params = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no parameters"
     tag = "  [reconstruction]" if data["reconstruction"] else ""
     console.print(
-        f"[bold]{data['policy']}[/bold] ({_params_text(data)}){tag} on "
-        f"[bold]{data['instance']}[/bold] ({data['n_arms']} arms, noise {data['noise']})"
+        f"[bold]{data['policy']}[/bold] ({params}){tag} on [bold]{data['instance']}[/bold] "
+        f"({data['n_arms']} arms, noise {data['noise']})"
     )
+
+
+def _print_human(console: Console, data: dict[str, Any]) -> None:
+    names = data["arm_names"]
+    _print_header(console, data)
     console.print(
         f"horizon T = {data['horizon']:,}   seeds = {len(data['seeds'])}   "
         f"V*(T) = {data['optimal_value']:,.2f}   best fixed arm: {data['best_arm']} "
@@ -193,10 +198,7 @@ def _print_human(console: Console, data: dict[str, Any]) -> None:
 
 def _print_budget(console: Console, data: dict[str, Any]) -> None:
     what = "wall-clock deadline" if data["budget_kind"] == "deadline" else "total cost"
-    console.print(
-        f"[bold]{data['policy']}[/bold] ({_params_text(data)}) on "
-        f"[bold]{data['instance']}[/bold] ({data['n_arms']} arms, noise {data['noise']})"
-    )
+    _print_header(console, data)
     console.print(
         f"budget {data['budget']:,.4g} ({what}), {data['workers']} worker(s)   "
         f"seeds = {len(data['seeds'])}   most pulls the budget buys: {data['horizon']:,}"
