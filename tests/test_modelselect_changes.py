@@ -134,3 +134,21 @@ def test_changes_and_checkpoint_with_pulls_in_flight(name: str, tmp_path: Path) 
         return order, sel.history
 
     assert run(stop=True) == run(stop=False)
+
+
+def test_a_finished_schedule_replanned_with_fewer_phases_is_finished(tmp_path: Path) -> None:
+    """Successive Halving over 4 candidates ends its 2 phases with the budget of 40; with 2 of
+    them retired and a budget of 60 the new schedule has 1 phase: the carried phase is its end
+    (it was 2, and the checkpoint of that run was refused as corrupt), and the run resumes."""
+    sel = ModelSelector(4, 40, "successive-halving", seed=0)
+    drive(sel, 40)
+    sel.set_budget(60)
+    losers = [i for i in range(4) if sel.pulls[i] == 5]
+    assert len(losers) == 2
+    for arm in losers:
+        sel.retire(arm)
+    drive(sel, 1)
+    sel.save(tmp_path / "sel.json")
+    again = ModelSelector.load(tmp_path / "sel.json")
+    assert drive(again, 19) == drive(sel, 19)
+    assert again.done and sum(again.pulls) == 60

@@ -164,10 +164,14 @@ def schedule_from_fresh(fresh: Any, old: Any, plan: ArmPlan) -> Any:
     """Transplant rule of a state with a phase schedule (a changed budget or set of arms): the
     schedule is a parameter, so it comes from the fresh state, re-derived for the new K and T;
     everything else is carried. The current phase goes on under the new schedule (one already
-    complete ends at the next pull of an arm that reached its target); a new arm joins the
-    survivors."""
+    complete ends at the next pull of an arm that reached its target; a phase past the new
+    schedule's end, e.g. a finished schedule that now has fewer phases, is its end); a new arm
+    joins the survivors."""
     targets, keep = fresh.targets.copy(), fresh.keep.copy()
-    return carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
+    state = carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
+    if "phase" in state._fields:  # (the rungs of Hyperband and ASHA have none)
+        state.phase[0] = min(int(state.phase[0]), targets.shape[0])
+    return state
 
 
 register_transplant(PhaseState, schedule_from_fresh)
