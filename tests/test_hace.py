@@ -61,15 +61,42 @@ def test_with_a_large_budget_per_candidate_it_is_ace_ucb_with_its_warm_up_scaled
 
 @pytest.mark.parametrize("per_arm", [4, 16, 30])
 def test_with_a_small_budget_per_candidate_it_is_successive_halving(per_arm: int) -> None:
-    """Every halving round runs (the budget left per survivor stays below 48): the choices and
-    the deployed arm are Successive Halving's (eta = 2, the last quarter as statistic)."""
+    """Every halving round runs (the budget left per survivor stays below 48) and, without the
+    hand-over (clear_by = 0), the choices and the deployed arm are Successive Halving's (eta =
+    2, the last quarter as statistic)."""
     for inst in instances():
         horizon = per_arm * inst.n_arms
         assert len(hace_schedule(inst.n_arms, horizon, 48)[0]) == math.ceil(math.log2(inst.n_arms))
-        hace = rb.simulate(inst, "hace-ucb", horizon, 3, record_arms=True)
+        halving = make_policy("hace-ucb", clear_by=0)
+        hace = rb.simulate(inst, halving, horizon, 3, record_arms=True)
         sh = rb.simulate(inst, "successive-halving", horizon, 3, record_arms=True)
         np.testing.assert_array_equal(hace.arms, sh.arms)
         np.testing.assert_array_equal(hace.recommended, sh.recommended)
+
+
+def test_the_rounds_hand_over_to_the_index_once_the_leader_is_clear() -> None:
+    """Two arms far above the rest: after the first sweeps with residuals enough for the noise
+    bound the leader (arm 0) leads by more than 2 sigma_up sqrt(2 / q), the rounds stop and
+    ACE-UCB's index gives it the budget; with clear_by = 0 the rounds run to their end (the
+    same sweeps first, then halving: every arm in round 1)."""
+    n = np.arange(1, 201)
+    caps = (0.9, 0.5, 0.3, 0.2)
+    table = np.vstack([np.minimum(1, c * (1 - 0.5 / np.sqrt(n))) for c in caps])
+    inst = rb.from_means(table, rb.Noise("gaussian", 0.02), require_rising=False)
+    horizon = 4 * 16  # every round of halving runs: 8, then 16 for 2, then the rest
+    assert hace_schedule(4, horizon, 48) == ([8, 24], [2, 1])
+    clear = rb.simulate(inst, "hace-ucb", horizon, 5, record_arms=True)
+    rounds = rb.simulate(inst, make_policy("hace-ucb", clear_by=0), horizon, 5, record_arms=True)
+    assert clear.arms is not None and rounds.arms is not None
+    assert (clear.recommended == 0).all() and (rounds.recommended == 0).all()
+    for early, full in zip(clear.arms, rounds.arms, strict=True):
+        assert (early[:12] == full[:12]).all()  # three sweeps: the first residuals
+        first = np.bincount(early[:32], minlength=4)
+        assert first[0] > 8 and first[2:].min() < 8  # no round of 8 each: handed over
+        assert np.bincount(full[:32], minlength=4).tolist() == [8, 8, 8, 8]
+    assert clear.pulls[:, 0].mean() > rounds.pulls[:, 0].mean()
+    with pytest.raises(ValueError, match="clear_by=-1"):
+        make_policy("hace-ucb", clear_by=-1)
 
 
 def test_between_the_regimes_ace_ucb_plays_only_the_survivors() -> None:
@@ -94,7 +121,7 @@ def test_the_selector_and_its_integrations_default_to_it() -> None:
     assert sel.policy["policy"] == "hace-ucb" and sel.policy["params"]["sigma"] == "estimate"
     policy = make_policy("hace-ucb")
     assert policy.uses_horizon and policy.params["index_from"] == 48
-    assert policy.params["warmup_share"] == 0.25
+    assert policy.params["warmup_share"] == 0.25 and policy.params["clear_by"] == 2.0
     with pytest.raises(ValueError, match="index_from=0 is not allowed"):
         make_policy("hace-ucb", index_from=0)
     with pytest.raises(ValueError, match="warmup_share=0"):

@@ -97,9 +97,10 @@ from risingbandits.policies.registry import make_policy, policy_class, policy_fr
 DEFAULT_POLICY = "hace-ucb"
 """The policy a :class:`ModelSelector` uses when none is given (and the Ray Tune scheduler, the
 Optuna helper and ``risingbandits select``): HACE-UCB (issue 21), successive halving rounds
-while the budget per candidate is small, then ACE-UCB on the survivors; chosen on development
-instances and judged once on held-out ones at every budget from 4 pulls per candidate to the
-full horizon (``risingbandits reproduce heldout``; README "Which policy should I use")."""
+while the budget per candidate is small (until the leader is clear), then ACE-UCB on the
+survivors; each of its rules chosen on development instances, then judged on held-out ones at
+every budget from 4 pulls per candidate to the full horizon (``risingbandits reproduce
+heldout``; README "Which policy should I use")."""
 DEFAULT_NOISE_PROXY = 0.5
 MAX_REDIRECTS = 3
 """Times the policy is asked again when it chooses an unavailable candidate."""

@@ -18,8 +18,12 @@ estimates it from the rewards themselves (:class:`NoiseLevel`):
   exploration off entirely).
 
 So sigma_hat = max(FLOOR, sqrt(S / W)), with S and W the forgetful sums of r^2 / 6 and of 1,
-started at w0 s0^2 and w0. Bernoulli rewards give sigma_hat ~ sqrt(p (1 - p)) <= 0.5, Gaussian
-rewards their standard deviation. A number given as ``sigma`` is used as is (``fixed``).
+started at w0 s0^2 and w0. A decision that must not trust the prior (HACE-UCB's hand-over) uses
+:func:`noise_sigma_upper`: an upper 95% bound from the residuals alone (the prior's share of S
+and W removed exactly; half as many degrees of freedom as residuals, since consecutive ones
+share rewards; the chi-square quantile by Wilson-Hilferty), +inf before two residuals.
+Bernoulli rewards give sigma_hat ~ sqrt(p (1 - p)) <= 0.5, Gaussian rewards their standard
+deviation. A number given as ``sigma`` is used as is (``fixed``).
 
 The estimated level has a type of its own (:class:`EstimatedNoiseLevel`), and compiled kernels
 specialise :func:`noise_sigma` and :func:`noise_observe` on it: with a given sigma none of the
@@ -46,6 +50,8 @@ FLOOR = 0.01
 MEMORY = 1_000.0
 """Effective number of residuals remembered (forgetting factor 1 - 1/MEMORY)."""
 _KEEP = 1.0 - 1.0 / MEMORY
+UPPER_Z = 1.645
+"""One-sided 95% normal quantile of :func:`noise_sigma_upper`."""
 
 
 class NoiseLevel(NamedTuple):
@@ -88,10 +94,35 @@ def _observe(stats: np.ndarray, prefix: np.ndarray, arm: int, n: int) -> None:
     stats[1] = keep * stats[1] + (1.0 if taken else 0.0)
 
 
+@helper
+def _upper(stats: np.ndarray) -> float:
+    # the residuals' own sums: the prior's weight is w0 k^m after m residuals, and
+    # W = w0 k^m + MEMORY (1 - k^m), so k^m = (MEMORY - W) / (MEMORY - w0)
+    prior = PRIOR_WEIGHT * (MEMORY - stats[1]) / (MEMORY - PRIOR_WEIGHT)
+    count = stats[1] - prior
+    square = max(0.0, stats[0] - prior * PRIOR_SIGMA**2)
+    dof = 0.5 * count  # consecutive residuals share rewards (squares correlated 4/9, 1/36)
+    upper = np.inf
+    if dof > 0.5:
+        h = 2.0 / (9.0 * dof)  # Wilson-Hilferty: the chi-square's lower 5% point over dof
+        base = 1.0 - h - UPPER_Z * h**0.5
+        if base > 0.0:
+            upper = max(FLOOR, (square / count) ** 0.5 / base**1.5)
+    return upper
+
+
 def noise_sigma(level: NoiseLevel) -> float:
     """The sigma to use now."""
     if isinstance(level, EstimatedNoiseLevel):
         return float(_estimate(level.stats))
+    return level.fixed
+
+
+def noise_sigma_upper(level: NoiseLevel) -> float:
+    """An upper 95% confidence bound on sigma from the residuals alone (no prior; +inf while
+    they are too few), for a decision that must not trust the prior; a given sigma as is."""
+    if isinstance(level, EstimatedNoiseLevel):
+        return float(_upper(level.stats))
     return level.fixed
 
 
@@ -114,6 +145,13 @@ def _estimated(level: types.Type) -> bool:
 def _noise_sigma_overload(level):
     if _estimated(level):
         return lambda level: _estimate(level.stats)
+    return lambda level: level.fixed
+
+
+@overload(noise_sigma_upper, inline="always")
+def _noise_sigma_upper_overload(level):
+    if _estimated(level):
+        return lambda level: _upper(level.stats)
     return lambda level: level.fixed
 
 

@@ -20,6 +20,11 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   ties); at the end of a round the arms with the lowest statistic, the mean of their last
   ``halving_window`` x n rewards (at least one), are eliminated (ties at random:
   :func:`~risingbandits.policies.budget.phases.end_phases`).
+* **Hand-over** (:func:`leader_clear`): after a sweep of the round robin (every survivor has
+  the same pulls), once the leader's halving statistic leads the runner-up's by ``clear_by``
+  x sigma_up x sqrt(2 / q) (q its rewards; sigma_up an upper 95% bound on the noise from the
+  residuals alone, :func:`~risingbandits.policies.machinery.noise_level.noise_sigma_upper`),
+  the remaining rounds are dropped.
 * **Then ACE-UCB** on the survivors with the budget left (its index with the remaining horizon
   T - t + 1; :func:`~risingbandits.policies.rising.ace.ace_index` restricted to them; its
   round-robin start only when no round was run).
@@ -73,10 +78,10 @@ from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
 from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
-from risingbandits.policies.machinery.noise_level import NoiseLevel
+from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_sigma_upper
 from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import register_transplant
-from risingbandits.policies.machinery.windows import ArmHistory
+from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
 from risingbandits.policies.rising.ace import (
     AceState,
     AceUCB,
@@ -116,6 +121,7 @@ class HaceState(NamedTuple):
     budget: np.ndarray  # [PLANNED, UNIT, ROUND (-1 before the first plan), LANES]
     full: np.ndarray  # R x 2: Successive Halving's whole schedule: targets (pulls of unit), keep
     index_from: int
+    clear_by: float
 
 
 # Rows of HaceState.plan and entries of HaceState.budget
@@ -151,6 +157,8 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     if t == 1 and rounds > 0:  # key the generator of elimination ties from the policy's own
         state.ties[0] = rng_next(rng)  # (without rounds, ACE-UCB's draws stay untouched)
         state.ties[1] = 0
+    if state.phase[0] < rounds and state.clear_by > 0 and leader_clear(state):
+        state.phase[0] = rounds  # the leader is clear: hand over to the index
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
         return show_forced(state.scores, state.terms, arm)
@@ -169,6 +177,9 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     if t == 1 and r < rounds:  # key the generator of elimination ties, as without a plan
         state.ties[0] = rng_next(rng)
         state.ties[1] = 0
+    if r < rounds and state.clear_by > 0 and leader_clear(state):
+        r = rounds  # the leader is clear: hand over to the index
+        state.budget[ROUND] = r
     goal = state.full[min(r, rounds - 1), 0] * state.budget[UNIT]
     plan = state.plan
     found = False
@@ -183,6 +194,30 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     elif found:
         arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
     return arm
+
+
+@called_helper
+def leader_clear(state: HaceState) -> bool:
+    """Whether a sweep of the round robin just ended (every survivor has the same n >= 1
+    pulls: statistics compared at equal training; under a budget in cost with unequal costs
+    this seldom holds, and the rounds run as before) with the leader's halving statistic above the
+    runner-up's by ``clear_by`` x sigma_up x sqrt(2 / q), q = the statistic's rewards, sigma_up
+    the noise level's upper 95% bound from the residuals alone (a prior or a few pulls cannot
+    hand over)."""
+    first, second, n = -np.inf, -np.inf, -1
+    for i in range(state.active.shape[0]):
+        if state.active[i]:
+            n = state.hist.counts[i] if n < 0 else n
+            if state.hist.counts[i] != n:
+                return False
+            v = state.values[i]
+            if v > first:
+                first, second = v, first
+            elif v > second:
+                second = v
+    q = max(1, floor_fraction(n, state.halving_window))
+    spread = noise_sigma_upper(state.noise) * (2.0 / q) ** 0.5
+    return first - second > state.clear_by * spread
 
 
 def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
@@ -271,17 +306,19 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 
 
 class HaceUCB(AceUCB):
-    """HACE-UCB: successive halving rounds while the budget per candidate is small, then
-    ACE-UCB on the survivors, its warm-up at most a quarter of T / K; the deployed model is the
-    survivor with the highest level (under a budget in cost, planning in cost: the best halving
-    statistic; uses T). This library's policy for model selection (issue 21; module docstring,
-    ``docs/hace-ucb.md``).
+    """HACE-UCB: successive halving rounds while the budget per candidate is small (until the
+    leader is clear), then ACE-UCB on the survivors, its warm-up at most a quarter of T / K;
+    the deployed model is the survivor with the highest level (under a budget in cost,
+    planning in cost: the best halving statistic; uses T). This library's policy for model
+    selection (issue 21; module docstring, ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
       index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
         the halving rounds; with T / K >= index_from there is no round.
       warmup_share: ACE-UCB's warm-up (2 w_min pulls per candidate) takes at most this share
         of T / K: w_min = max(1, min(w_min, floor(warmup_share x T / (2 K)))).
+      clear_by: the rounds end once the leader's statistic leads the runner-up's by this many
+        noise units (upper bound) at the end of a sweep; 0 runs every round.
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
     One parameter set for every setting, chosen on development instances only
@@ -307,6 +344,12 @@ class HaceUCB(AceUCB):
             low=0.0,
             high=1.0,
             low_open=True,
+        ),
+        Param(
+            "clear_by",
+            2.0,
+            "halving rounds end once the leader leads by this many noise units (0: never)",
+            low=0.0,
         ),
         Param(
             "halving_window",
@@ -344,4 +387,5 @@ class HaceUCB(AceUCB):
             np.array([0.0, 1.0, -1.0, 1.0]),
             np.column_stack([full_targets, full_keep]).astype(np.float64).reshape(-1, 2),
             index_from,
+            float(self._params["clear_by"]),
         )

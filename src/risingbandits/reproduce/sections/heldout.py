@@ -169,10 +169,11 @@ def heldout_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
         Heading(2, f"Held-out evaluation of {name}, the default policy"),
         Para(
             f"{name} (issue 21) is ACE-UCB (issue 13, its parameters frozen then) with successive "
-            "halving rounds first when the budget per candidate is small and ACE-UCB's warm-up "
-            "scaled to that budget; its three parameters of its own were chosen on development "
-            "instances only, each rule frozen before the instances below were read (twice: for "
-            f"the first rule, and after the warm-up rule; the tuning log: `{TUNING}`). "
+            "halving rounds first when the budget per candidate is small (until the leader is "
+            "clear) and ACE-UCB's warm-up scaled to that budget; its four parameters of its own "
+            "were chosen on development instances only, each rule frozen before the instances "
+            "below were read (three times: for the first rule, after the warm-up rule and after "
+            f"the hand-over rule; the tuning log: `{TUNING}`). "
             "Development used generator "
             "seed 0 of the synthetic families, the `dev` halves of lcdb-v1 and live-v1 and "
             "7-learner IMDB instances drawn from the 22 curves outside the paper's 7; held out, "
