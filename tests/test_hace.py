@@ -13,6 +13,7 @@ import risingbandits as rb
 from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import make_policy
+from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import hace_schedule, warmup_w_min
 
 
@@ -126,3 +127,18 @@ def test_the_selector_and_its_integrations_default_to_it() -> None:
         make_policy("hace-ucb", index_from=0)
     with pytest.raises(ValueError, match="warmup_share=0"):
         make_policy("hace-ucb", warmup_share=0)
+
+
+def test_a_new_budget_replans_the_rounds_in_cost_too() -> None:
+    """A changed budget re-derives both schedules (the rounds in pulls and Successive Halving's
+    whole schedule, which the rounds in cost follow) for the new K and T; the carried state is
+    the old run's (its pulls)."""
+    policy = make_policy("hace-ucb")
+    old = policy.init_state(8, 8 * 20)
+    old.hist.counts[:] = 3
+    moved = transplant(policy.init_state(8, 8 * 40), old, 8, list(range(8)))
+    fresh = policy.init_state(8, 8 * 40)
+    assert old.full[0, 0] == 6 and fresh.full[0, 0] == 13
+    np.testing.assert_array_equal(moved.full, fresh.full)
+    np.testing.assert_array_equal(moved.targets, fresh.targets)
+    assert moved.hist.counts.tolist() == [3] * 8

@@ -80,7 +80,7 @@ from risingbandits.policies.machinery.common import best_active, lowest_active, 
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
 from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_sigma_upper
 from risingbandits.policies.machinery.rng import rng_next
-from risingbandits.policies.machinery.transplant import register_transplant
+from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
 from risingbandits.policies.rising.ace import (
     AceState,
@@ -292,9 +292,18 @@ def _plan(
         end_cost_rounds(state)
 
 
+def schedule_in_cost_from_fresh(fresh: HaceState, old: HaceState, plan: ArmPlan) -> HaceState:
+    """Transplant rule (a changed budget or set of candidates): Successive Halving's whole
+    schedule, which the rounds in cost follow, is re-derived for the new K and T like the
+    rounds in pulls (:func:`~risingbandits.policies.budget.phases.schedule_from_fresh`); the
+    current round goes on under it."""
+    full = fresh.full.copy()
+    return schedule_from_fresh(fresh, old, plan)._replace(full=full)
+
+
 register_kernel(HaceState, _select, _update, _recommend)
 register_plan(HaceState, _plan)
-register_transplant(HaceState, schedule_from_fresh)
+register_transplant(HaceState, schedule_in_cost_from_fresh)
 register_state_check(HaceState, check_phase)
 
 
