@@ -3,7 +3,7 @@
 Usage:
     python tuning/dev_diagnose.py paired live hace-ucb,r-sr --runs 10
         # mean final-model gap per budget, and each other policy minus the first, paired per
-        # (instance, run), with the 95% half-width
+        # (instance, run), with the half-width of its 95% t-interval
     python tuning/dev_diagnose.py split imdb hace-ucb,r-ucbe --per-arm 64
         # the gap in two parts: the wrong arm (best value at T minus the deployed arm's value
         # at T) and under-training (the deployed arm's value at T minus at its pulls), with the
@@ -25,6 +25,7 @@ import numpy as np
 from hace_dev import PRESETS, budgets, cell_key, horizon, instances
 
 import risingbandits as rb
+from risingbandits.analysis.stats import mean_ci
 from risingbandits.reproduce.settings import PAPER_POLICIES
 
 
@@ -52,9 +53,8 @@ def paired(setting: str, pols: dict[str, rb.Policy], runs: int, cells: list) -> 
             f"{n} {np.mean(gaps[n][key]):.4f}" for n in pols
         )
         for name in list(pols)[1:]:
-            d = np.asarray(gaps[name][key]) - np.asarray(gaps[first][key])
-            half = 1.96 * d.std(ddof=1) / np.sqrt(d.size)
-            line += f" | {name} - {first} {d.mean():+.4f} ± {half:.4f}"
+            ci = mean_ci(np.asarray(gaps[name][key]) - np.asarray(gaps[first][key]))
+            line += f" | {name} - {first} {ci.mean:+.4f} ± {(ci.high - ci.low) / 2:.4f}"
         print(line)
 
 

@@ -136,7 +136,7 @@ class HeldoutCell:
     def lowest_regret(self) -> bool | None:
         """(b) No other policy's mean regret is below the default's (synthetic cells; None
         elsewhere). A tie counts: where HACE-UCB is ACE-UCB (T / K >= 128) or Successive Halving
-        (every round run), it makes their very choices."""
+        (every round run, no hand-over), it makes their very choices."""
         if not self.synthetic:
             return None
         return self.own_regret.mean <= self.regret_rival.best_ci.mean
