@@ -224,6 +224,28 @@ def test_a_changed_means_file_is_named_with_what_to_do(tmp_path: Path) -> None:
         assert "another spec" not in line and "sweep resume" not in line
 
 
+def test_a_policy_resolved_differently_by_this_library_is_named(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hash covers each policy's parameters as resolved, so a library whose policy gained a
+    parameter or changed a default cannot read an older store as the same spec: the line says
+    so, with both versions, beside the hand-edit it cannot be told from."""
+    from risingbandits.policies.base import Param
+    from risingbandits.policies.stationary.classic import UCB1
+
+    wider = (*UCB1.params_spec, Param("added", 1.0, "a parameter this store never saw"))
+    monkeypatch.setattr(UCB1, "params_spec", wider)
+    with pytest.raises(StoreError) as caught:
+        Store(store).spec()
+    line = str(caught.value)
+    assert "resolves one of its policies differently from the one that ran it" in line
+    assert "a parameter added or a default changed" in line and "\n" not in line
+    monkeypatch.undo()
+    assert (
+        Store(store).spec().hash == json.loads((store / "manifest.json").read_text())["spec_hash"]
+    )
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [

@@ -2,7 +2,7 @@
 
 Usage:
     python tuning/long_dev.py                                  # HACE-UCB's defaults
-    python tuning/long_dev.py --params '{"bonus_scale": 0}'    # a variant
+    python tuning/long_dev.py --params '{"index_from": 64}'    # a variant
 
 HACE-UCB was tuned on ``tuning/hace_dev.py``'s budgets (4 to 128 pulls per candidate, 5-20% of
 the full horizon); where a rule also changes its choices at longer budgets, this checks that it

@@ -167,8 +167,9 @@ class Store:
 
     def spec(self) -> Spec:
         """The stored spec (relative mean-table paths start where the spec file was), refused
-        when it no longer gives the recorded hash: a means file changed, or the manifest was
-        edited."""
+        when it no longer gives the recorded hash: a means file changed, the manifest was
+        edited, or this library resolves a policy's parameters differently (the hash covers
+        them as resolved)."""
         m = self.manifest()
         spec = parse_spec(m.spec_text, m.spec_dir)
         if spec.hash != m.spec_hash:
@@ -209,9 +210,14 @@ class Store:
                 "into a new --out"
             )
         if resuming:
+            from risingbandits import __version__
+
             return (
                 f"{self.manifest_path}: its spec_text does not give its spec_hash "
-                f"{m.spec_hash[:12]} (was it edited?): restore it, or run the spec into a new "
+                f"{m.spec_hash[:12]}: the manifest was edited, or this risingbandits "
+                f"({__version__}) resolves one of its policies differently from the one that "
+                f"ran it ({m.library_version}; a parameter added or a default changed): restore "
+                "the manifest or read the store with that version, or run the spec into a new "
                 "--out"
             )
         return (

@@ -174,9 +174,7 @@ def fresh_arm_stats(n_arms: int) -> np.ndarray:
 
 
 @helper
-def ace_index(
-    state: Any, t: int, rng: np.ndarray, active: Any = None, left: Any = None, scale: Any = None
-) -> int:
+def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None, left: Any = None) -> int:
     """The arm to play in round t: the one a forced rule plays (the round-robin start, an arm
     with no pulls yet), else the largest ACE-UCB index (its level, expected growth and
     exploration, kept in ``state.scores`` and ``state.terms``; module docstring). ``state`` is
@@ -185,11 +183,8 @@ def ace_index(
     arms that may be played (the others show -inf; a forced arm outside it is skipped).
     ``left`` (a number per arm, or None) replaces the remaining horizon T - t + 1 by the pulls
     each arm can still make (a budget in cost: the commit value of an arm is what it reaches
-    with the time left at its own cost). ``scale`` (HACE-UCB's ``bonus_scale``, or None)
-    replaces the confidence multiplier z = sqrt(2 ln t) of both bonuses by
-    sqrt(2 ln(1 + scale R / N)): R the pulls left (the arm's, with ``left``), N the pulls made
-    by the arms that may be played (0: sqrt(2 ln t)). One function with the choice inside its
-    branch: splitting the choice out cost 18% of ACE-UCB's step rate."""
+    with the time left at its own cost). One function with the choice inside its branch:
+    splitting the choice out cost 18% of ACE-UCB's step rate."""
     n_arms = state.scores.shape[0]
     arm = round_robin(t, n_arms, state.start)
     if arm >= 0 and active is not None and not active[arm]:
@@ -202,16 +197,8 @@ def ace_index(
     else:
         sigma = noise_sigma(state.noise)
         remaining = state.horizon - t + 1
+        z = math.sqrt(2.0 * math.log(t))
         bar = -np.inf
-        fading = scale is not None and scale > 0.0
-        per_spent = 0.0  # scale / the pulls of the arms that may be played
-        if fading:
-            for i in range(n_arms):
-                per_spent += state.hist.counts[i] if active is None or active[i] else 0.0
-            per_spent = scale / per_spent
-            z = math.sqrt(2.0 * math.log1p(per_spent * remaining))
-        else:
-            z = math.sqrt(2.0 * math.log(t))
         for i in range(n_arms):
             if left is not None:
                 remaining = max(1, int(left[i]))
@@ -231,8 +218,6 @@ def ace_index(
             value = state.top  # too young for a chord: played first
             if state.arm[i, UNIT] < np.inf:
                 se = sigma * state.arm[i, UNIT]
-                if fading and left is not None:
-                    z = math.sqrt(2.0 * math.log1p(per_spent * remaining))
                 level_ucb = state.arm[i, LEVEL] + state.c * z * sigma * state.arm[i, BONUS]
                 phi = affordability(
                     state.arm[i, LEVEL],
