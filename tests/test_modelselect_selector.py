@@ -317,3 +317,24 @@ def test_checkpoints_of_other_versions_refused(version: str) -> None:
     with pytest.raises(ValueError, match=f"checkpoint format '{version}' is not supported") as info:
         ModelSelector.from_state_dict(data)
     assert "\n" not in str(info.value)
+
+
+def test_a_checkpoint_of_the_same_policy_names_the_parameters_that_differ() -> None:
+    """A checkpoint whose policy has other parameters (or was saved by a version without a
+    parameter this one has) is refused with the parameters named, in one line."""
+    sel = ModelSelector(K, BUDGET, "cure-ucb")
+    drive(sel, score_table(), 6, [])
+    saved = sel.state_dict()["policy"]
+    with pytest.raises(ValueError) as caught:
+        make_policy("cure-ucb", eps=0.125).load_state_dict(saved)
+    line = str(caught.value)
+    assert f"eps={saved['policy']['params']['eps']!r} saved, 0.125 here" in line
+    older = json.loads(json.dumps(saved))
+    del older["policy"]["params"]["sigma"]
+    older["policy"]["params"]["gone"] = 1
+    with pytest.raises(ValueError) as caught:
+        make_policy("cure-ucb").load_state_dict(older)
+    line = str(caught.value)
+    assert "gone saved, no such parameter here" in line
+    assert "sigma not in the saved run (0.1 here: added by a later version?)" in line
+    assert "\n" not in line and line.startswith("cure-ucb: the saved run is of another policy")

@@ -340,9 +340,11 @@ class Policy:
         checkpoint that does not fit is refused with one line
         (:func:`~risingbandits.policies.machinery.checkpoint.check_checkpoint`)."""
         saved = data.get("policy") if isinstance(data, Mapping) else None
-        if saved != json.loads(json.dumps(self.to_dict())):
-            shown = repr(saved) if len(repr(saved)) <= 80 else repr(saved)[:77] + "..."
-            raise ValueError(f"{self.name}: the saved run is of another policy: {shown}")
+        current = json.loads(json.dumps(self.to_dict()))
+        if saved != current:
+            raise ValueError(
+                f"{self.name}: the saved run is of another policy: {differs(saved, current)}"
+            )
         state = check_checkpoint(self, data)
         self.reset(int(data["n_arms"]), int(data["horizon"]), 0, data["noise_proxy"])
         self._online().load(data, state)
@@ -357,6 +359,28 @@ class Policy:
     def pulls(self) -> np.ndarray:
         """Pulls per arm in the current online run (a copy)."""
         return self._online().pulls.copy()
+
+
+def differs(saved: Any, current: dict[str, Any]) -> str:
+    """How a checkpoint's policy differs from ``current`` (:meth:`Policy.to_dict`), for one
+    line: the parameters that differ when the policy is the same (a library that added a
+    parameter or changed a default says so), else the saved policy, shortened."""
+    params = saved.get("params") if isinstance(saved, Mapping) else None
+    if not isinstance(params, Mapping) or saved.get("policy") != current["policy"]:
+        shown = repr(saved)
+        return shown if len(shown) <= 80 else shown[:77] + "..."
+    here = current["params"]
+    parts = [
+        f"{k}={params[k]!r} saved, {v!r} here" for k, v in here.items() if params.get(k, v) != v
+    ]
+    parts += [f"{k} saved, no such parameter here" for k in params if k not in here]
+    parts += [
+        f"{k} not in the saved run ({v!r} here: added by a later version?)"
+        for k, v in here.items()
+        if k not in params
+    ]
+    more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
+    return "its parameters differ: " + "; ".join(parts[:3]) + more
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:
