@@ -338,3 +338,7 @@ def test_a_checkpoint_of_the_same_policy_names_the_parameters_that_differ() -> N
     assert "gone saved, no such parameter here" in line
     assert "sigma not in the saved run (0.1 here: added by a later version?)" in line
     assert "\n" not in line and line.startswith("cure-ucb: the saved run is of another policy")
+    older["policy"]["params"]["eps"] = "x" * 100_000  # a checkpoint is user input
+    with pytest.raises(ValueError) as caught:
+        make_policy("cure-ucb").load_state_dict(older)
+    assert len(str(caught.value)) < 400 and "eps='xxx" in str(caught.value)

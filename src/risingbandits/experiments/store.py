@@ -216,9 +216,9 @@ class Store:
                 f"{self.manifest_path}: its spec_text does not give its spec_hash "
                 f"{m.spec_hash[:12]}: the manifest was edited, or this risingbandits "
                 f"({__version__}) resolves one of its policies differently from the one that "
-                f"ran it ({m.library_version}; a parameter added or a default changed): restore "
-                "the manifest or read the store with that version, or run the spec into a new "
-                "--out"
+                f"ran it ({m.library_version[:40]}; a parameter added or a default changed): "
+                "restore the manifest or read the store with that version, or run the spec into "
+                "a new --out"
             )
         return (
             f"{self.path} holds a sweep of another spec (hash {m.spec_hash[:12]}; this spec "

@@ -367,8 +367,7 @@ def differs(saved: Any, current: dict[str, Any]) -> str:
     parameter or changed a default says so), else the saved policy, shortened."""
     params = saved.get("params") if isinstance(saved, Mapping) else None
     if not isinstance(params, Mapping) or saved.get("policy") != current["policy"]:
-        shown = repr(saved)
-        return shown if len(shown) <= 80 else shown[:77] + "..."
+        return _shortened(repr(saved))
     here = current["params"]
     parts = [
         f"{k}={params[k]!r} saved, {v!r} here" for k, v in here.items() if params.get(k, v) != v
@@ -380,7 +379,12 @@ def differs(saved: Any, current: dict[str, Any]) -> str:
         if k not in params
     ]
     more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
-    return "its parameters differ: " + "; ".join(parts[:3]) + more
+    return "its parameters differ: " + "; ".join(_shortened(p) for p in parts[:3]) + more
+
+
+def _shortened(text: str) -> str:
+    """At most 80 characters of ``text`` (a checkpoint is user input: its values can be long)."""
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def check_run_size(n_arms: Any, horizon: Any) -> None:
