@@ -65,6 +65,9 @@ FIGURES = (
     "heldout-ratio",
     "heldout-ratio-per-arm",
     "heldout-bars",
+    "heldout2-ratio",
+    "heldout2-ratio-per-arm",
+    "heldout2-bars",
     "peers-imdb",
     "peers-lcdb",
 )

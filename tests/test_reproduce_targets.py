@@ -1,6 +1,6 @@
-"""The ``modelselection`` and ``heldout`` targets: their sweeps (every policy; held-out
-instances only), and the report's recommendation and verdicts checked against the store rows
-(the quick reproduction of ``conftest.reproduction_quick``)."""
+"""The ``modelselection``, ``heldout`` and ``heldout2`` targets: their sweeps (every policy;
+held-out instances only), and the report's recommendation and verdicts checked against the store
+rows (the quick reproduction of ``conftest.reproduction_quick``)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from risingbandits.reproduce.settings import (
     BUDGET_PERCENTS,
     EXTRA_POLICIES,
     FULL,
+    HELDOUT2_SWEEPS,
+    HELDOUT2_SYNTHETIC,
     HELDOUT_FAMILIES,
     HELDOUT_NAME,
     HELDOUT_POLICY,
@@ -43,6 +45,13 @@ from risingbandits.reproduce.settings import (
 
 EVERY = (*PAPER_POLICIES, *EXTRA_POLICIES)
 HELDOUT_HEADING = f"Held-out evaluation of {HELDOUT_NAME}, the default policy"
+HELDOUT2_HEADING = f"Second held-out set: {HELDOUT_NAME} on instances no rule was read on"
+SETS = (
+    ("heldout", HELDOUT_HEADING, HELDOUT_SWEEPS),
+    ("heldout2", HELDOUT2_HEADING, HELDOUT2_SWEEPS),
+)
+"""Each held-out set: its ``report.json`` key, its heading, its stores."""
+SYNTHETIC = (*HELDOUT_SYNTHETIC, *HELDOUT2_SYNTHETIC)
 PRESETS = {
     "select-imdb": "imdb",
     "select-imdb29": "imdb",
@@ -100,8 +109,40 @@ def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
         *HELDOUT_SYNTHETIC,
         *(f"select-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
     }
-    added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC)
-    assert set(TARGETS["all"][-added:]) == set(SELECT_SWEEPS) | set(HELDOUT_SYNTHETIC)
+    assert TARGETS["heldout2"] == HELDOUT2_SWEEPS
+    assert set(HELDOUT2_SWEEPS) == {
+        *HELDOUT2_SYNTHETIC,
+        *(f"heldout2-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
+    }
+    added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC) + len(HELDOUT2_SWEEPS)
+    assert set(TARGETS["all"][-added:]) == {*SELECT_SWEEPS, *HELDOUT_SYNTHETIC, *HELDOUT2_SWEEPS}
+
+
+@pytest.mark.parametrize("size", [FULL, QUICK], ids=lambda s: s.name)
+def test_the_second_held_out_set_is_new_to_every_earlier_reading(size: Size) -> None:
+    """Generator seed 2 of the synthetic families, other candidates (generator seed 1) on the
+    test tasks of lcdb-v1 and live-v1, new rewards (sweep seed 1) everywhere; every policy with
+    the presets of the first set, at its budgets."""
+    defs = sweeps(size)
+    for name in HELDOUT2_SWEEPS:
+        first = defs[
+            name.replace("heldout2-", "heldout-" if name in HELDOUT2_SYNTHETIC else "select-")
+        ]
+        text = defs[name].spec_text(size)
+        spec, old = parse_spec(text), parse_spec(first.spec_text(size))
+        assert spec.sweep_seed == 1 and old.sweep_seed == 0
+        assert [p.label for p in spec.policies] == list(EVERY)
+        assert [p.params for p in spec.policies] == [p.params for p in old.policies]
+        assert spec.horizons == old.horizons and spec.grid_key == old.grid_key
+        assert spec.seeds == old.seeds and defs[name].optional == first.optional
+        src = spec.model.instances[0]
+        if name in HELDOUT2_SYNTHETIC:
+            assert src.generator_seed == 2 and src.count == size.instances
+        elif "imdb" in name:
+            assert text.split("[[instances]]")[1] == first.spec_text(size).split("[[instances]]")[1]
+        else:
+            assert src.generator_seed == 1 and src.params == {"split": "test"}
+            assert old.model.instances[0].generator_seed == 0
 
 
 # -- the quick reproduction, checked against its rows --------------------------------------------
@@ -153,15 +194,12 @@ def made(out: Path, names: tuple[str, ...]) -> list[str]:
 
 
 def test_the_report_names_every_policy_in_every_table(reproduction_quick: Path) -> None:
-    for heading in (
-        "Online model selection: which policy for which budget",
-        HELDOUT_HEADING,
-    ):
+    tables = (("Online model selection: which policy for which budget", 3, SELECT_SWEEPS),)
+    # 3 tables per model-selection setting, 2 per held-out one
+    for heading, per, names in (*tables, *((h, 2, n) for _, h, n in SETS)):
         text = section(reproduction_quick, heading)
         for label in EVERY:
             rows = re.findall(rf"^\| {re.escape(label)}\*? \|", text, re.MULTILINE)
-            # 3 tables per model-selection setting, 2 per held-out one
-            per, names = (3, SELECT_SWEEPS) if heading.startswith("Online") else (2, HELDOUT_SWEEPS)
             assert len(rows) == per * len(made(reproduction_quick, names)), (heading, label)
 
 
@@ -234,12 +272,17 @@ def ci_of(d: dict[str, Any]) -> MeanCI:
     return MeanCI(d["mean"], d["ci_low"], d["ci_high"], d["n"])
 
 
+@pytest.mark.parametrize(("key", "heading", "names"), SETS, ids=[k for k, *_ in SETS])
 def test_heldout_verdicts_agree_with_the_means(
-    reproduction_quick: Path, report: dict[str, Any]
+    reproduction_quick: Path,
+    report: dict[str, Any],
+    key: str,
+    heading: str,
+    names: tuple[str, ...],
 ) -> None:
-    cells = report["heldout"]["cells"]
-    ran = made(reproduction_quick, HELDOUT_SWEEPS)
-    three = [n for n in ran if n.startswith("heldout-") and not n.endswith("-arm")]
+    cells = report[key]["cells"]
+    ran = made(reproduction_quick, names)
+    three = [n for n in ran if n in SYNTHETIC and not n.endswith("-arm")]
     assert len(cells) == 3 * len(three) + 6 * (len(ran) - len(three))  # every budget of each
     for c in cells:
         values = store_values(reproduction_quick, c["setting"])
@@ -261,13 +304,13 @@ def test_heldout_verdicts_agree_with_the_means(
         gaps = {p: column(values, p, budget, "final_gap").mean() for p in EVERY}
         regret = {p: column(values, p, budget, "regret").mean() for p in EVERY}
         assert c["a"] == (c["final_gap_difference"]["ci_low"] <= 0)
-        synthetic = c["setting"].startswith("heldout-")
+        synthetic = c["setting"] in SYNTHETIC
         lowest = regret[HELDOUT_POLICY] <= min(regret.values())
         assert c["b"] == (lowest if synthetic else None)  # (b) is judged on synthetic cells
         assert c["final_gap_difference"]["mean"] == pytest.approx(
             gaps[HELDOUT_POLICY] - gaps[c["best_other_final_gap"]], abs=1e-12
         )
-    text = section(reproduction_quick, HELDOUT_HEADING)
+    text = section(reproduction_quick, heading)
     mark = r"\*\*(yes|no|-)\*\*"
     rows = [line for line in text.splitlines() if re.match(rf"\| .* \| {mark} \|", line)]
     assert len(rows) == len(cells)
@@ -282,20 +325,27 @@ def test_heldout_verdicts_agree_with_the_means(
     assert ("is **met**" in text) == (a == n and b == len(judged))
 
 
-def test_heldout_rows_come_from_held_out_instances_only(reproduction_quick: Path) -> None:
-    dev = set(instance_ids("lcdb-v1", 71, 0, split="dev"))
-    test = set(instance_ids("lcdb-v1", 70, 0, split="test"))
-    for name in made(reproduction_quick, HELDOUT_SWEEPS):
+@pytest.mark.parametrize(("key", "heading", "names"), SETS, ids=[k for k, *_ in SETS])
+def test_heldout_rows_come_from_held_out_instances_only(
+    reproduction_quick: Path, key: str, heading: str, names: tuple[str, ...]
+) -> None:
+    seed = 2 if key == "heldout2" else 1  # of the synthetic families
+    draw = seed - 1  # of lcdb-v1 and live-v1
+    dev = set(instance_ids("lcdb-v1", 71, draw, split="dev"))
+    test = set(instance_ids("lcdb-v1", 70, draw, split="test"))
+    for name in made(reproduction_quick, names):
         rows = pq.read_table(reproduction_quick / f"{name}-quick" / "parts", columns=["instance"])
         ids = set(rows.column("instance").to_pylist())
-        if name in HELDOUT_SYNTHETIC:
-            assert all(re.fullmatch(r"[a-z0-9-]+/1/\d+", i) for i in ids), ids
-        elif name.startswith("select-lcdb"):
+        if name in SYNTHETIC:
+            assert all(re.fullmatch(rf"[a-z0-9-]+/{seed}/\d+", i) for i in ids), ids
+        elif "-lcdb" in name:
             assert ids <= test and not ids & dev
-        elif name.startswith("select-live"):
+        elif "-live" in name:
+            assert all(i.startswith(f"live-v1/{draw}/") for i in ids), ids
             assert all(int(i.rsplit("/", 1)[1]) % 8 >= 4 for i in ids), ids  # seeds 4-7: test
-    text = section(reproduction_quick, HELDOUT_HEADING)
-    assert "generator seed 1" in text and "split test" in text and "docs/hace-ucb-tuning.md" in text
+    text = section(reproduction_quick, heading)
+    assert f"generator seed {seed}" in text and "split test" in text
+    assert "docs/hace-ucb-tuning.md" in text
 
 
 def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:

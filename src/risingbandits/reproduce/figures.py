@@ -343,14 +343,16 @@ def heldout_bars(
     folder: Path,
     rows: Sequence[Sequence[tuple[str, str, Mapping[str, MeanCI]]]],
     labels: Mapping[str, str],
+    name: str,
     dpi: int,
 ) -> Figure:
-    """Every policy's mean regret (top) and final gap (bottom) at each setting's full budget."""
+    """Every policy's mean regret (top) and final gap (bottom) at each setting's full budget
+    (``figures/<name>.png``)."""
     path = plot_bar_grid(
         rows,
         labels,
         "Held-out settings at the full budget: every policy",
-        folder / "heldout-bars.png",
+        folder / f"{name}.png",
         dpi,
     )
     return Figure(

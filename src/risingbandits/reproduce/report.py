@@ -30,7 +30,7 @@ from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
 from risingbandits.reproduce.sections.deadlines import deadlines_section
 from risingbandits.reproduce.sections.explain import explain_sections
-from risingbandits.reproduce.sections.heldout import heldout_section
+from risingbandits.reproduce.sections.heldout import heldout2_section, heldout_section
 from risingbandits.reproduce.sections.modelselection import selection_section
 from risingbandits.reproduce.sections.paper import (
     bound_params,
@@ -179,9 +179,10 @@ def build(
         body += theory_section(ctx, ev.theory, ev.bounds, ev.results.get("intro"))
     selection, selection_json = selection_section(ctx)
     heldout, heldout_json = heldout_section(ctx)
+    heldout2, heldout2_json = heldout2_section(ctx)
     peers, peers_json = peers_section(ctx, out)
     deadlines, deadlines_json = deadlines_section(ctx, out)
-    body += selection + heldout + peers + deadlines
+    body += selection + heldout + heldout2 + peers + deadlines
     claims = judge_all(ev)
     rob = assess(ev, claims, stores, ctx.results)
     v2_claims = rob.rejudged("concave-v2")
@@ -211,6 +212,8 @@ def build(
         payload["modelselection"] = selection_json
     if heldout_json:
         payload["heldout"] = heldout_json
+    if heldout2_json:
+        payload["heldout2"] = heldout2_json
     if peers_json:
         payload["peers"] = peers_json
     if deadlines_json:

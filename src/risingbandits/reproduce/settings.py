@@ -186,6 +186,7 @@ class SweepDef:
     optional: bool = False
     """Skipped (the report says why) when its instances cannot be read here: live-v1 is recorded
     by ``risingbandits data live`` (about 15 minutes), not shipped."""
+    sweep_seed: int = SWEEP_SEED
 
     def store_name(self, size: Size) -> str:
         return f"{self.name}-{size.name}"
@@ -195,7 +196,7 @@ class SweepDef:
         lines = [
             f"# risingbandits reproduce: {self.title} ({size.name} size)",
             f'description = "reproduce {self.name} ({size.name}): {self.title}"',
-            f"sweep_seed = {SWEEP_SEED}",
+            f"sweep_seed = {self.sweep_seed}",
             f"seeds = {self.seeds}",
             f"{self.grid} = [{', '.join(str(h) for h in self.horizons)}]",
         ]
@@ -322,7 +323,7 @@ def sweeps(size: Size) -> dict[str, SweepDef]:
             size.imdb_runs,
         )
     )
-    defs += selection_sweeps(size) + heldout_sweeps(size)
+    defs += selection_sweeps(size) + heldout_sweeps(size) + heldout2_sweeps(size)
     for setting in VARIANT_SETTINGS:
         main = next(d for d in defs if d.name == setting)
         preset = main.policies[0].preset
@@ -345,107 +346,125 @@ def selection_sweeps(size: Size) -> list[SweepDef]:
     of each instance's full budget, and with 4 to 128 pulls per candidate (IMDB with 7 learners,
     LCDB); the same on the live-v1 test split when it is built here. The IMDB, LCDB and live
     stores also serve the held-out target."""
-    imdb = budget_horizons(BUDGET_PERCENTS)
     all_arms = ", ".join(f'"{a}"' for a in IMDB_ALL_ARMS)
-    lcdb = _family("lcdb-v1", size.lcdb_instances) + '\nparams = { split = "test" }'
-    live = _family("live-v1", size.live_instances) + '\nparams = { split = "test" }'
-    return [
-        SweepDef(
-            "select-imdb",
-            "model selection: IMDB, the paper's 7 learners",
-            _family("imdb-v1", 1),
-            every_policy("imdb"),
-            imdb,
-            size.imdb_runs,
-        ),
-        SweepDef(
-            "select-imdb29",
-            "model selection: IMDB, all 29 learners",
-            _family("imdb-v1", 1) + f"\nparams = {{ arms = [{all_arms}] }}",
-            every_policy("imdb"),
-            imdb,
-            size.imdb_runs,
-        ),
-        SweepDef(
-            "select-lcdb",
-            "model selection: LCDB (lcdb-v1, test split)",
-            lcdb,
-            every_policy(LCDB_PRESET),
-            BUDGET_PERCENTS,
+    imdb29 = SweepDef(
+        "select-imdb29",
+        "model selection: IMDB, all 29 learners",
+        _family("imdb-v1", 1) + f"\nparams = {{ arms = [{all_arms}] }}",
+        every_policy("imdb"),
+        budget_horizons(BUDGET_PERCENTS),
+        size.imdb_runs,
+    )
+    return [imdb29, *real_sweeps(size, "select", "model selection", GENERATOR_SEED, SWEEP_SEED)]
+
+
+def real_sweeps(size: Size, prefix: str, title: str, draw: int, sweep_seed: int) -> list[SweepDef]:
+    """Every policy on IMDB (the paper's 7 learners) and on the test splits of lcdb-v1 and
+    live-v1 (live-v1 only where it is recorded), at :data:`BUDGET_PERCENTS` of each full budget
+    (store ``<prefix>-<setting>``) and at :data:`PER_ARM_BUDGETS` (``<prefix>-<setting>-arm``).
+    ``draw`` is the generator seed of lcdb-v1 and live-v1 (which candidates each test task
+    gets), ``sweep_seed`` seeds the rewards."""
+    split = '\nparams = { split = "test" }'
+    seed = f" generator seed {draw}," if draw != GENERATOR_SEED else ""
+    beds = (
+        ("imdb", "IMDB, the paper's 7 learners", _family("imdb-v1", 1), "imdb", size.imdb_runs),
+        (
+            "lcdb",
+            f"LCDB (lcdb-v1,{seed} test split)",
+            _family("lcdb-v1", size.lcdb_instances, draw) + split,
+            LCDB_PRESET,
             size.lcdb_seeds,
-            grid="horizon_percents",
         ),
-        SweepDef(
-            "select-imdb-arm",
-            "model selection: IMDB, the paper's 7 learners, budgets per candidate",
-            _family("imdb-v1", 1),
-            every_policy("imdb"),
-            PER_ARM_BUDGETS,
-            size.imdb_runs,
-            grid="pulls_per_arm",
-        ),
-        SweepDef(
-            "select-lcdb-arm",
-            "model selection: LCDB (lcdb-v1, test split), budgets per candidate",
-            lcdb,
-            every_policy(LCDB_PRESET),
-            PER_ARM_BUDGETS,
+        (
+            "live",
+            f"live training (live-v1,{seed} test split)",
+            _family("live-v1", size.live_instances, draw) + split,
+            LCDB_PRESET,
             size.lcdb_seeds,
-            grid="pulls_per_arm",
         ),
-        SweepDef(
-            "select-live",
-            "model selection: live training (live-v1, test split)",
-            live,
-            every_policy(LCDB_PRESET),
-            BUDGET_PERCENTS,
-            size.lcdb_seeds,
-            grid="horizon_percents",
-            optional=True,
-        ),
-        SweepDef(
-            "select-live-arm",
-            "model selection: live training (live-v1, test split), budgets per candidate",
-            live,
-            every_policy(LCDB_PRESET),
-            PER_ARM_BUDGETS,
-            size.lcdb_seeds,
-            grid="pulls_per_arm",
-            optional=True,
-        ),
-    ]
+    )
+    defs = []
+    for key, bed, source, preset, runs in beds:
+        shares = (
+            (budget_horizons(BUDGET_PERCENTS), "horizons")
+            if key == "imdb"
+            else (BUDGET_PERCENTS, "horizon_percents")
+        )
+        for suffix, (budgets, grid), what in (
+            ("", shares, ""),
+            ("-arm", (PER_ARM_BUDGETS, "pulls_per_arm"), ", budgets per candidate"),
+        ):
+            defs.append(
+                SweepDef(
+                    f"{prefix}-{key}{suffix}",
+                    f"{title}: {bed}{what}",
+                    source,
+                    every_policy(preset),
+                    budgets,
+                    runs,
+                    grid=grid,
+                    optional=key == "live",
+                    sweep_seed=sweep_seed,
+                )
+            )
+    return defs
 
 
 HELDOUT_FAMILIES = {"ltf": "ltf-v1", "concave": "concave-v1", "concave-v2": "concave-v2"}
 """Held-out synthetic settings: store ``heldout-<key>``, family (the key names its preset)."""
+HELDOUT2_SEED = 2
+"""Generator seed of the second held-out set's synthetic instances (seeds 0 and 1 are the
+development and the first held-out instances)."""
+HELDOUT2_DRAW = 1
+"""Generator seed of the second held-out set's lcdb-v1 and live-v1 instances: the same test
+tasks as the first set (never used for development) with other candidates drawn (seed 0 is the
+first set's draw)."""
+HELDOUT2_SWEEP_SEED = 1
+"""Sweep seed (the rewards) of the second held-out set: on IMDB, whose only curves outside
+development are the paper's 7, the second set is the same 7 curves with new Bernoulli rewards."""
+
+
+def synthetic_heldout(size: Size, prefix: str, seed: int, sweep_seed: int) -> list[SweepDef]:
+    """Every policy on 100 (quick: 6) instances of each synthetic family with generator seed
+    ``seed``, T = 10,000, 30,000, 50,000 (store ``<prefix>-<key>``) and 4 to 128 pulls per
+    candidate (``<prefix>-<key>-arm``), the families' Gaussian noise 0.1."""
+    defs = []
+    for key, family in HELDOUT_FAMILIES.items():
+        source = _family(family, size.instances, seed)
+        policies = every_policy(key.removesuffix("-v2"))
+        title = f"held-out: {family} with generator seed {seed}"
+        for suffix, budgets, grid, what in (
+            ("", budget_horizons(HELDOUT_PERCENTS), "horizons", ""),
+            ("-arm", PER_ARM_BUDGETS, "pulls_per_arm", ", budgets per candidate"),
+        ):
+            defs.append(
+                SweepDef(
+                    f"{prefix}-{key}{suffix}",
+                    title + what,
+                    source,
+                    policies,
+                    budgets,
+                    1,
+                    grid=grid,
+                    sweep_seed=sweep_seed,
+                )
+            )
+    return defs
 
 
 def heldout_sweeps(size: Size) -> list[SweepDef]:
-    """Every policy on 100 (quick: 6) new instances of each synthetic family (generator seed
-    :data:`HELDOUT_SEED`), T = 10,000, 30,000, 50,000 and 4 to 128 pulls per candidate, the
-    families' Gaussian noise 0.1."""
-    defs = []
-    for key, family in HELDOUT_FAMILIES.items():
-        source = _family(family, size.instances, HELDOUT_SEED)
-        policies = every_policy(key.removesuffix("-v2"))
-        title = f"held-out: {family} with generator seed {HELDOUT_SEED}"
-        defs.append(
-            SweepDef(
-                f"heldout-{key}", title, source, policies, budget_horizons(HELDOUT_PERCENTS), 1
-            )
-        )
-        defs.append(
-            SweepDef(
-                f"heldout-{key}-arm",
-                f"{title}, budgets per candidate",
-                source,
-                policies,
-                PER_ARM_BUDGETS,
-                1,
-                grid="pulls_per_arm",
-            )
-        )
-    return defs
+    """The first held-out set's synthetic sweeps (generator seed :data:`HELDOUT_SEED`); its
+    real-curve sweeps are the model-selection ones."""
+    return synthetic_heldout(size, "heldout", HELDOUT_SEED, SWEEP_SEED)
+
+
+def heldout2_sweeps(size: Size) -> list[SweepDef]:
+    """The second held-out set (issue 21), every sweep its own: generator seed
+    :data:`HELDOUT2_SEED` of the synthetic families, :data:`HELDOUT2_DRAW` of lcdb-v1 and
+    live-v1 (test splits), sweep seed :data:`HELDOUT2_SWEEP_SEED`."""
+    return synthetic_heldout(size, "heldout2", HELDOUT2_SEED, HELDOUT2_SWEEP_SEED) + real_sweeps(
+        size, "heldout2", "held-out", HELDOUT2_DRAW, HELDOUT2_SWEEP_SEED
+    )
 
 
 def variant_store(setting: str) -> str:
@@ -472,6 +491,9 @@ SELECT_SWEEPS = (
     "select-live-arm",
 )
 HELDOUT_SYNTHETIC = tuple(f"heldout-{key}{arm}" for key in HELDOUT_FAMILIES for arm in ("", "-arm"))
+HELDOUT2_SYNTHETIC = tuple(
+    f"heldout2-{key}{arm}" for key in HELDOUT_FAMILIES for arm in ("", "-arm")
+)
 HELDOUT_SWEEPS = (
     *HELDOUT_SYNTHETIC,
     "select-imdb",
@@ -483,6 +505,11 @@ HELDOUT_SWEEPS = (
 )
 """The held-out evaluation's stores: the synthetic ones and those it shares with model
 selection (IMDB with the paper's 7 learners, lcdb-v1 test)."""
+HELDOUT2_SWEEPS = (
+    *HELDOUT2_SYNTHETIC,
+    *(f"heldout2-{key}{arm}" for arm in ("", "-arm") for key in ("imdb", "lcdb", "live")),
+)
+"""The second held-out set's stores (:func:`heldout2_sweeps`), in the order of the first's."""
 TARGETS: dict[str, tuple[str, ...]] = {
     "intro": ("intro",),
     "ltf": ("ltf",),
@@ -493,9 +520,17 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "theory": (),
     "modelselection": SELECT_SWEEPS,
     "heldout": HELDOUT_SWEEPS,
+    "heldout2": HELDOUT2_SWEEPS,
     "peers": (),
     "deadlines": (),
-    "all": (*MAIN_SWEEPS, *SENSITIVITY_SWEEPS, *VARIANT_SWEEPS, *SELECT_SWEEPS, *HELDOUT_SYNTHETIC),
+    "all": (
+        *MAIN_SWEEPS,
+        *SENSITIVITY_SWEEPS,
+        *VARIANT_SWEEPS,
+        *SELECT_SWEEPS,
+        *HELDOUT_SYNTHETIC,
+        *HELDOUT2_SWEEPS,
+    ),
 }
 """The sweeps each ``reproduce`` target runs (``sensitivity`` and ``robustness`` need the main
 sweeps they are compared with; ``theory`` runs no sweep, only the exact checks; ``peers`` only
