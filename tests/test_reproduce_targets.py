@@ -346,6 +346,8 @@ def test_heldout_rows_come_from_held_out_instances_only(
     text = section(reproduction_quick, heading)
     assert f"generator seed {seed}" in text and "split test" in text
     assert "docs/hace-ucb-tuning.md" in text
+    drawn = f"lcdb-v1, generator seed {draw}, split test" if draw else "lcdb-v1, split test"
+    assert drawn in text and ("(sweep seed 1)" in text) == (key == "heldout2")
 
 
 def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:

@@ -174,9 +174,7 @@ def fresh_arm_stats(n_arms: int) -> np.ndarray:
 
 
 @helper
-def ace_index(
-    state: Any, t: int, rng: np.ndarray, active: Any = None, left: Any = None, fade: Any = None
-) -> int:
+def ace_index(state: Any, t: int, rng: np.ndarray, active: Any = None, left: Any = None) -> int:
     """The arm to play in round t: the one a forced rule plays (the round-robin start, an arm
     with no pulls yet), else the largest ACE-UCB index (its level, expected growth and
     exploration, kept in ``state.scores`` and ``state.terms``; module docstring). ``state`` is
@@ -185,10 +183,7 @@ def ace_index(
     arms that may be played (the others show -inf; a forced arm outside it is skipped).
     ``left`` (a number per arm, or None) replaces the remaining horizon T - t + 1 by the pulls
     each arm can still make (a budget in cost: the commit value of an arm is what it reaches
-    with the time left at its own cost). ``fade`` (HACE-UCB's ``fade_pulls``, or None)
-    replaces the confidence multiplier z = sqrt(2 ln t) of both bonuses by
-    sqrt(2 ln(1 + R / (fade S))): R the pulls left (the arm's, with ``left``), S the number of
-    arms that may be played (0: sqrt(2 ln t)). One function with the choice inside its branch:
+    with the time left at its own cost). One function with the choice inside its branch:
     splitting the choice out cost 18% of ACE-UCB's step rate."""
     n_arms = state.scores.shape[0]
     arm = round_robin(t, n_arms, state.start)
@@ -202,14 +197,7 @@ def ace_index(
     else:
         sigma = noise_sigma(state.noise)
         remaining = state.horizon - t + 1
-        fading = fade is not None and fade > 0.0
-        share = 0.0  # fade x the number of arms that may be played
-        if fading:
-            for i in range(n_arms):
-                share += fade if active is None or active[i] else 0.0
-            z = math.sqrt(2.0 * math.log1p(remaining / share))
-        else:
-            z = math.sqrt(2.0 * math.log(t))
+        z = math.sqrt(2.0 * math.log(t))
         bar = -np.inf
         for i in range(n_arms):
             if left is not None:
@@ -230,8 +218,6 @@ def ace_index(
             value = state.top  # too young for a chord: played first
             if state.arm[i, UNIT] < np.inf:
                 se = sigma * state.arm[i, UNIT]
-                if fading and left is not None:
-                    z = math.sqrt(2.0 * math.log1p(remaining / share))
                 level_ucb = state.arm[i, LEVEL] + state.c * z * sigma * state.arm[i, BONUS]
                 phi = affordability(
                     state.arm[i, LEVEL],

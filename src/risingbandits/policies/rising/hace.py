@@ -10,9 +10,8 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 * **Schedule** (from K and T, :func:`hace_schedule`): the rounds of Successive Halving with eta
   = 2 (R = ceil(log2 K) rounds of floor(T / (|S| R)) pulls per survivor, keep ceil(|S| / 2)),
   run only while the budget left per survivor is below ``index_from`` pulls. With T / K >=
-  ``index_from`` no round is run and HACE-UCB is ACE-UCB with the warm-up and the fading
-  exploration below (with ``fade_pulls`` = 0, ACE-UCB's choices arm for arm; ACE-UCB itself
-  from T / K >= 2 w_min / ``warmup_share`` = 128).
+  ``index_from`` no round is run and HACE-UCB is ACE-UCB with the warm-up below (the same
+  choices, arm for arm; ACE-UCB itself from T / K >= 2 w_min / ``warmup_share`` = 128).
 * **Warm-up** (:func:`warmup_w_min`): ACE-UCB values a candidate with fewer than 2 w_min pulls
   at the top; HACE-UCB caps w_min so that this warm-up takes at most ``warmup_share`` of the
   budget per candidate (w_min = 16 from T / K = 128 on, 8 at 64). With w_min = 16 at T / K = 64,
@@ -29,15 +28,6 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 * **Then ACE-UCB** on the survivors with the budget left (its index with the remaining horizon
   T - t + 1; :func:`~risingbandits.policies.rising.ace.ace_index` restricted to them; its
   round-robin start only when no round was run).
-* **Exploration that fades as the budget runs out**: ACE-UCB's confidence multiplier (of its
-  level bonus and of its growth optimism) is z = sqrt(2 ln(1 + R / (``fade_pulls`` x S)))
-  instead of sqrt(2 ln t), R the pulls left and S the survivors: the log of the budget left
-  per survivor, as MOSS (Audibert and Bubeck 2009) uses ln(T / (K n)) with the known horizon.
-  Where thousands of pulls per survivor remain it is near ACE-UCB's (3.2 against 4.4 halfway
-  through T = 30,000 with K = 5 survivors); it falls below 1.2 once fewer than ``fade_pulls``
-  per survivor are left, when a pull spent
-  on a doubtful candidate is one the deployed model misses (``docs/hace-ucb-tuning.md``, step
-  13; step 11's ratio to the pulls already made faded at long budgets too and was not kept).
 * **Recommendation**: during the rounds the survivor with the best statistic; then ACE-UCB's,
   the survivor with the highest level (mean of its last w rewards). Correcting the level for
   its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
@@ -132,7 +122,6 @@ class HaceState(NamedTuple):
     full: np.ndarray  # R x 2: Successive Halving's whole schedule: targets (pulls of unit), keep
     index_from: int
     clear_by: float
-    fade_pulls: float
 
 
 # Rows of HaceState.plan and entries of HaceState.budget
@@ -173,7 +162,7 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
         return show_forced(state.scores, state.terms, arm)
-    return ace_index(state, t, rng, state.active, None, state.fade_pulls)
+    return ace_index(state, t, rng, state.active)
 
 
 @helper
@@ -203,7 +192,7 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
         arm = show_forced(state.scores, state.terms, arm)
     elif found:
-        arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT], state.fade_pulls)
+        arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
     return arm
 
 
@@ -327,11 +316,10 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 
 class HaceUCB(AceUCB):
     """HACE-UCB: successive halving rounds while the budget per candidate is small (until the
-    leader is clear), then ACE-UCB on the survivors, its warm-up at most a quarter of T / K and
-    its exploration fading as the budget per survivor runs out; the deployed model is the
-    survivor with the highest level (under a budget in cost, planning in cost: the best halving
-    statistic; uses T). This library's policy for model selection (issue 21; module docstring,
-    ``docs/hace-ucb.md``).
+    leader is clear), then ACE-UCB on the survivors, its warm-up at most a quarter of T / K;
+    the deployed model is the survivor with the highest level (under a budget in cost,
+    planning in cost: the best halving statistic; uses T). This library's policy for model
+    selection (issue 21; module docstring, ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
       index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
@@ -342,9 +330,6 @@ class HaceUCB(AceUCB):
         noise units (upper bound) at the end of a sweep; 0 runs every round.
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
-      fade_pulls: ACE-UCB's confidence multiplier is sqrt(2 ln(1 + R / (fade_pulls x S))), R
-        the pulls left (under a budget in cost: the arm's), S the arms that may be played; 0
-        keeps ACE-UCB's sqrt(2 ln t).
     One parameter set for every setting, chosen on development instances only
     (``docs/hace-ucb-tuning.md``).
     """
@@ -383,12 +368,6 @@ class HaceUCB(AceUCB):
             high=1.0,
             low_open=True,
         ),
-        Param(
-            "fade_pulls",
-            16.0,
-            "exploration sqrt(2 ln(1 + R / (x S))), R pulls left, S survivors (0: ACE-UCB's)",
-            low=0.0,
-        ),
     )
 
     def init_state(
@@ -418,5 +397,4 @@ class HaceUCB(AceUCB):
             np.column_stack([full_targets, full_keep]).astype(np.float64).reshape(-1, 2),
             index_from,
             float(self._params["clear_by"]),
-            float(self._params["fade_pulls"]),
         )

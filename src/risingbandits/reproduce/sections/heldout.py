@@ -74,14 +74,15 @@ def source_row(ctx: Context, s: Setting) -> tuple[str, ...]:
     sources = []
     for src in spec.model.instances:
         assert src.family is not None  # every held-out source is a family
-        seed = f", generator seed {src.generator_seed}" if FAMILIES[src.family].random else ""
+        drawn = FAMILIES[src.family].random or src.generator_seed != 0  # lcdb-v1, live-v1: draws
+        seed = f", generator seed {src.generator_seed}" if drawn else ""
         split = f", split {src.params['split']}" if "split" in src.params else ""
         sources.append(f"{src.family}{seed}{split}")
     return (
         s.title,
         "; ".join(sources),
         str(len(spec.instances)),
-        str(spec.seeds),
+        f"{spec.seeds}" + (f" (sweep seed {spec.sweep_seed})" if spec.sweep_seed else ""),
         ", ".join(s.budget(h) for h in budgets(s)),
         f"`{ctx.stores[s.store].name}`",
     )
