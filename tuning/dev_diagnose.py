@@ -13,7 +13,8 @@ Usage:
 
 The numbers of ``docs/hace-ucb.md`` ("Where it falls short") come from these commands. Budgets:
 4 to 128 pulls per candidate and 5, 10, 20% of the full horizon on live and lcdb, as in
-``hace_dev.py``; ``--per-arm`` keeps one.
+``hace_dev.py``; ``--per-arm`` keeps one, ``--percent P`` runs P% of the full horizon instead
+(any setting: ``split imdb hace-ucb,ucb1 --percent 40``).
 """
 
 from __future__ import annotations
@@ -89,9 +90,11 @@ def main() -> None:
     parser.add_argument("policies", help="comma-separated names; the first is the reference")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--per-arm", type=int, default=None, help="one budget per candidate")
+    parser.add_argument("--percent", type=int, default=None, help="one budget: % of the full T")
     parser.add_argument("--params", default="{}", help='{"policy": {"name": value}} (JSON)')
     args = parser.parse_args()
     cells = budgets(args.setting) if args.per_arm is None else [("m", args.per_arm)]
+    cells = cells if args.percent is None else [("%", args.percent)]
     pols = policies(args.policies, args.params, args.setting)
     (paired if args.what == "paired" else split)(args.setting, pols, args.runs, cells)
 
