@@ -111,3 +111,53 @@ def test_a_kept_task_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) -> No
     ):
         path.write_text(json.dumps(damaged))
         assert _read_task(path, "lcdb-test-3") is None
+
+
+def test_the_second_held_out_set_draws_other_candidates_on_the_same_test_tasks() -> None:
+    """The beds of the second set (DRAWS[1], as `reproduce heldout2`) read the same test tasks
+    with generator seed 1: other candidates, their own task files (keys of the first set
+    unchanged, so its kept rows stay valid)."""
+    from risingbandits.reproduce.deadlines import DRAWS, deadline_beds, deadline_tasks
+    from risingbandits.reproduce.settings import FULL, HELDOUT2_DRAW
+
+    assert DRAWS == (0, HELDOUT2_DRAW) == (0, 1)
+    first, second = (deadline_tasks(FULL, "test", d) for d in DRAWS)
+    assert first[0].key == "lcdb-test-0" and second[0].key == "lcdb-test-0-draw1"
+    assert not {t.key for t in first} & {t.key for t in second}
+    assert [t.index for t in first] == [t.index for t in second]
+    a, b = (deadline_beds(FULL, "test", d)[0] for d in DRAWS)
+    assert "generator seed" not in a.title and "candidates of generator seed 1" in b.title
+    x, y = a.instance(0), b.instance(0)
+    assert x.meta["openml_id"] == y.meta["openml_id"]  # the same data set
+    assert x.arm_names != y.arm_names and x.name != y.name
+
+
+def test_the_report_judges_both_held_out_sets(tmp_path: Path) -> None:
+    """`reproduce deadlines --quick`: the section tallies the goal on the first set's beds and,
+    apart, on the second set's; report.json holds both, each tally the count of its rows'
+    cells where the default is lowest or no method significantly lower."""
+    from risingbandits.reproduce import reproduce
+
+    out = tmp_path / "out"
+    result = reproduce("deadlines", out, quick=True, workers=2)
+    assert result.report is not None
+    entry = json.loads((out / "report.json").read_text())["deadlines"]
+    text = (out / "report.md").read_text().split("## Budgets in time", 1)[1]
+    for block, where in (
+        (entry, text.split("### The second held-out set")[0]),
+        (entry["heldout2"], text),
+    ):
+        tasks: dict[tuple[str, int, Any], dict[str, dict[str, Any]]] = {}
+        for r in block["rows"]:
+            cell = (r["bed"], r["workers"], r["steps_per_candidate"])
+            tasks.setdefault(cell, {})[r["method"]] = r
+        met = 0
+        for rows in tasks.values():
+            own = rows[DEFAULT_POLICY]["final_gap"]["mean"]
+            others = [r for m, r in rows.items() if m != DEFAULT_POLICY]
+            lowest = all(own <= r["final_gap"]["mean"] for r in others)
+            met += lowest or all(r["minus_default"]["ci_high"] >= 0 for r in others)
+        assert (block["goal_met_cells"], block["cells"]) == (met, len(tasks))
+        assert f"met in {met} of {len(tasks)} cells" in where or f"Goal met in {met} of" in where
+    assert "candidates of generator seed 1" in text
+    assert (out / "figures" / "deadlines-lcdb-draw1.png").is_file()

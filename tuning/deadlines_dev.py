@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out) / "deadlines-dev"
     with make_executor("processes", args.workers) as pool:
-        run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev")
+        run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", (0,))
     print()
     columns: dict[str, list] = defaultdict(list)
     for rows in load_deadlines(out, FULL, "dev"):

@@ -4,9 +4,11 @@ W workers and a deadline (:func:`risingbandits.simulate_budget.simulate_budget`)
 
 Grid: W in :data:`WORKERS`; deadlines D_m at which the W workers can give every candidate m steps
 (:func:`deadline_for`), m in :data:`STEPS` and the full table (every candidate its whole curve).
-Test beds: the lcdb-v1 and live-v1 *test* splits (never used to choose anything); the same tasks
-on the dev splits are what ``tuning/deadlines_dev.py`` looks at. One task is one instance; its
-rows are kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written atomically), so a
+Test beds: the lcdb-v1 and live-v1 *test* splits (never used to choose anything), with the
+candidates of generator seed 0 (the first held-out set) and of :data:`DRAWS`' other seed (the
+second held-out set: other candidates on the same tasks, as in ``reproduce heldout2``); the dev
+splits are what ``tuning/deadlines_dev.py`` looks at. One task is one instance; its rows are
+kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written atomically), so a
 reproduction resumes where it stopped.
 """
 
@@ -23,7 +25,7 @@ from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.families import family_instance, family_size, full_horizons
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.policies import Policy, make_policy
-from risingbandits.reproduce.settings import Size
+from risingbandits.reproduce.settings import HELDOUT2_DRAW, Size
 from risingbandits.reproduce.task_rows import compute_tasks, read_task
 from risingbandits.simulate_budget import budget_capacity, cumulative_costs, simulate_budget
 
@@ -33,6 +35,8 @@ STEPS = (4, 16, 64, 256)
 FULL = 0
 """The ``steps`` of the deadline at which every candidate can make its whole table."""
 FORMAT = "risingbandits-deadlines-1"
+DRAWS = (0, HELDOUT2_DRAW)
+"""Generator seeds of the test beds' candidates: the first held-out set's, the second's."""
 COUNTING = f"{DEFAULT_POLICY} (counting pulls)"
 
 
@@ -72,7 +76,8 @@ def deadline_for(instance: RisingInstance, steps: int, workers: int) -> float:
 
 @dataclass(frozen=True)
 class DeadlineBed:
-    """A test bed: the instances of a family split and the runs (seeds) of each."""
+    """A test bed: the instances of a family split, the runs (seeds) of each, and the
+    generator seed that drew their candidates."""
 
     name: str
     title: str
@@ -80,34 +85,38 @@ class DeadlineBed:
     split: str
     count: int
     seeds: int
+    draw: int = 0
 
     def instance(self, index: int) -> RisingInstance:
-        fulls = full_horizons(self.family, index + 1, 0, split=self.split)
+        fulls = full_horizons(self.family, index + 1, self.draw, split=self.split)
         horizon = 50_000 if fulls is None else fulls[index]
-        return family_instance(self.family, index, 0, horizon, None, split=self.split)
+        return family_instance(self.family, index, self.draw, horizon, None, split=self.split)
 
 
-def deadline_beds(size: Size, split: str = "test") -> tuple[DeadlineBed, ...]:
+def deadline_beds(size: Size, split: str = "test", draw: int = 0) -> tuple[DeadlineBed, ...]:
     """The test beds at ``size`` (quick: the first instances, fewer runs); ``split="dev"`` for
-    the development instances."""
+    the development instances; ``draw``: the generator seed of their candidates."""
     quick = size.name == "quick"
     live = family_size("live-v1", 0, split=split) or 0
+    drawn = f", candidates of generator seed {draw}" if draw else ""
     return (
         DeadlineBed(
             "lcdb",
-            f"LCDB (lcdb-v1 {split}, cost = LCDB's traintime)",
+            f"LCDB (lcdb-v1 {split}{drawn}, cost = LCDB's traintime)",
             "lcdb-v1",
             split,
             4 if quick else size.lcdb_instances,
             2 if quick else 3,
+            draw,
         ),
         DeadlineBed(
             "live",
-            f"live training (live-v1 {split}, cost = measured seconds)",
+            f"live training (live-v1 {split}{drawn}, cost = measured seconds)",
             "live-v1",
             split,
             min(live, 4 if quick else live),
             2 if quick else 5,
+            draw,
         ),
     )
 
@@ -119,7 +128,8 @@ class DeadlineTask:
 
     @property
     def key(self) -> str:
-        return f"{self.bed.name}-{self.bed.split}-{self.index}"
+        draw = f"-draw{self.bed.draw}" if self.bed.draw else ""
+        return f"{self.bed.name}-{self.bed.split}-{self.index}{draw}"
 
 
 COLUMNS = (
@@ -172,10 +182,9 @@ def run_deadline_task(task: DeadlineTask) -> dict[str, Any]:
     return {"format": FORMAT, "task": task.key, "rows": rows}
 
 
-def deadline_tasks(size: Size, split: str = "test") -> list[DeadlineTask]:
-    return [
-        DeadlineTask(bed, index) for bed in deadline_beds(size, split) for index in range(bed.count)
-    ]
+def deadline_tasks(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:
+    beds = deadline_beds(size, split, draw)
+    return [DeadlineTask(bed, index) for bed in beds for index in range(bed.count)]
 
 
 def deadlines_folder(out: Path, size: Size) -> Path:
@@ -186,16 +195,16 @@ def _read_task(path: Path, key: str) -> dict[str, list[Any]] | None:
     return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS)
 
 
-def tasks_available(size: Size, split: str = "test") -> list[DeadlineTask]:
+def tasks_available(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:
     """:func:`deadline_tasks` of the beds whose data can be read here (live-v1 is recorded on
     demand; LCDB may be missing)."""
     readable = {}
-    for bed in deadline_beds(size, split):
+    for bed in deadline_beds(size, split, draw):
         try:
             readable[bed] = bed.count > 0 and bed.instance(0) is not None
         except (ValueError, OSError, ImportError):
             readable[bed] = False
-    return [t for t in deadline_tasks(size, split) if readable[t.bed]]
+    return [t for t in deadline_tasks(size, split, draw) if readable[t.bed]]
 
 
 def run_deadlines(
@@ -204,20 +213,24 @@ def run_deadlines(
     pool: Executor,
     progress: Callable[[int, int], None] | None = None,
     split: str = "test",
+    draws: tuple[int, ...] = DRAWS,
 ) -> Path:
-    """Compute the tasks not kept yet in ``OUT/deadlines-<size>`` on ``pool``; returns the
-    folder. A test bed whose data is missing (an unbuilt live-v1) is skipped: the section says
-    so."""
+    """Compute the tasks (of the candidates of each of ``draws``) not kept yet in
+    ``OUT/deadlines-<size>`` on ``pool``; returns the folder. A test bed whose data is missing
+    (an unbuilt live-v1) is skipped: the section says so."""
     folder = deadlines_folder(out, size)
-    tasks = tasks_available(size, split)
+    tasks = [t for draw in draws for t in tasks_available(size, split, draw)]
     compute_tasks(folder, tasks, run_deadline_task, _read_task, pool, progress)
     return folder
 
 
-def load_deadlines(out: Path, size: Size, split: str = "test") -> Iterator[dict[str, list[Any]]]:
-    """The rows of every kept task (one column mapping per task)."""
+def load_deadlines(
+    out: Path, size: Size, split: str = "test", draw: int = 0
+) -> Iterator[dict[str, list[Any]]]:
+    """The rows of every kept task of the candidates of ``draw`` (one column mapping per
+    task)."""
     folder = deadlines_folder(out, size)
-    for task in deadline_tasks(size, split):
+    for task in deadline_tasks(size, split, draw):
         rows = _read_task(folder / f"{task.key}.json", task.key)
         if rows is not None:
             yield rows
