@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from hace_dev import PRESETS, instances
+from hace_dev import PRESETS, Budget, cell_key, horizon, instances
 
 import risingbandits as rb
 from risingbandits.instances.families import PAPER_HORIZON, family_instance
@@ -57,7 +57,6 @@ SYNTHETIC = {"ltf": "ltf-v1", "concave": "concave-v1", "concave-v2": "concave-v2
 PRESET = {**PRESETS, "concave-v2": "concave"}
 RUNS = {"live": 3, "lcdb": 3, "imdb": 3, "ltf": 1, "concave": 1, "concave-v2": 1}
 SETTINGS = ("ltf", "concave", "concave-v2", "imdb", "lcdb", "live")
-Budget = tuple[str, int]  # ("m", pulls per candidate) or ("%", percent of the full horizon)
 
 
 def dev_instances(setting: str) -> Iterator[rb.RisingInstance]:
@@ -73,25 +72,14 @@ def budgets(setting: str) -> list[Budget]:
     return [("m", m) for m in PER_ARM_BUDGETS] + [("%", p) for p in shares]
 
 
-def horizon(instance: rb.RisingInstance, budget: Budget) -> int:
-    kind, value = budget
-    if kind == "m":
-        return instance.n_arms * value
-    return max(1, round(value * instance.max_horizon / 100))
-
-
-def label(budget: Budget) -> str:
-    return f"{budget[1]}{'/arm' if budget[0] == 'm' else '%'}"
-
-
 def run_units(policy: rb.Policy, setting: str) -> dict[str, list[list[float]]]:
     """``{budget: [final gaps, regrets]}`` per unit, in (instance, run) order."""
-    out: dict[str, list[list[float]]] = {label(b): [[], []] for b in budgets(setting)}
+    out: dict[str, list[list[float]]] = {cell_key(b): [[], []] for b in budgets(setting)}
     for instance in dev_instances(setting):
         for budget in budgets(setting):
             res = rb.simulate(instance, policy, horizon(instance, budget), RUNS[setting])
-            out[label(budget)][0] += res.final_gap.tolist()
-            out[label(budget)][1] += res.regret.tolist()
+            out[cell_key(budget)][0] += res.final_gap.tolist()
+            out[cell_key(budget)][1] += res.regret.tolist()
     return out
 
 
@@ -104,7 +92,7 @@ def others(setting: str) -> dict[str, rb.Policy]:
 def checked(table: object, setting: str) -> dict[str, dict[str, list[list[float]]]]:
     """A kept table, every field checked (it is read back from ``--out``): policies known,
     budgets this setting's, two equal-length lists of finite numbers per budget."""
-    keys = {label(b) for b in budgets(setting)}
+    keys = {cell_key(b) for b in budgets(setting)}
     if not isinstance(table, dict) or not set(table) <= set(others(setting)):
         raise SystemExit(f"criteria-dev-{setting}.json: unknown policies; delete it to rebuild")
     for name, cells in table.items():
@@ -133,7 +121,7 @@ def baselines(out: Path, setting: str) -> dict[str, dict[str, list[list[float]]]
 
 def results(units: dict[str, dict[str, list[list[float]]]], setting: str) -> Results:
     """The units as the report's :class:`Results`, budget j of :func:`budgets` as horizon j."""
-    keys = [label(b) for b in budgets(setting)]
+    keys = [cell_key(b) for b in budgets(setting)]
     gap = {(p, j): np.asarray(units[p][k][0]) for p in units for j, k in enumerate(keys)}
     regret = {(p, j): np.asarray(units[p][k][1]) for p in units for j, k in enumerate(keys)}
     empty = frozenset[str]()
@@ -156,7 +144,7 @@ def main() -> None:
         for j, c in enumerate(heldout_cells(setting, r, list(r.horizons), setting in SYNTHETIC)):
             d = c.gap_rival.margin
             text = (
-                f"{setting:10s} {label(budgets(setting)[j]):>7s} | {c.own_gap.mean:.4f}, "
+                f"{setting:10s} {cell_key(budgets(setting)[j]):>7s} | {c.own_gap.mean:.4f}, "
                 f"{c.gap_rival.best} {c.gap_rival.best_ci.mean:.4f}, "
                 f"{d.mean:+.4f} [{d.low:+.4f}, {d.high:+.4f}] {'yes' if c.gap_no_worse else 'NO'}"
             )
