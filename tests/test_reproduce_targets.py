@@ -45,7 +45,9 @@ from risingbandits.reproduce.settings import (
 
 EVERY = (*PAPER_POLICIES, *EXTRA_POLICIES)
 HELDOUT_HEADING = f"Held-out evaluation of {HELDOUT_NAME}, the default policy"
-HELDOUT2_HEADING = f"Second held-out set: {HELDOUT_NAME} on instances no rule was read on"
+HELDOUT2_HEADING = (
+    f"Second held-out set: {HELDOUT_NAME} on instances made after the first set was read"
+)
 SETS = (
     ("heldout", HELDOUT_HEADING, HELDOUT_SWEEPS),
     ("heldout2", HELDOUT2_HEADING, HELDOUT2_SWEEPS),

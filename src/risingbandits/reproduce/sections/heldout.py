@@ -213,7 +213,7 @@ FIRST = HeldoutSet(
 SECOND = HeldoutSet(
     "heldout2",
     HELDOUT2_SWEEPS,
-    f"Second held-out set: {HELDOUT_NAME} on instances no rule was read on",
+    f"Second held-out set: {HELDOUT_NAME} on instances made after the first set was read",
     (
         "The first set was read for four rules in turn, and each reading makes it a little "
         "less independent of the choices, so rules frozen after the fourth are judged here, on "
@@ -223,7 +223,7 @@ SECOND = HeldoutSet(
         "tasks were never used for development); and, as IMDB has no curves outside "
         "development but the paper's 7, those 7 curves with **new Bernoulli rewards** (sweep "
         "seed 1), the least independent part of the set. Policies, presets, budgets and "
-        "criteria are those of the first set."
+        "criteria are those of the first set; each reading of this set is in the tuning log."
     ),
 )
 
