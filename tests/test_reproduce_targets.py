@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from risingbandits.analysis.stats import MeanCI
-from risingbandits.experiments import Store, parse_spec
+from risingbandits.experiments import SpecError, Store, parse_spec
 from risingbandits.instances import Noise
 from risingbandits.instances.families import IMDB_ALL_ARMS, family_size, instance_ids
 from risingbandits.modelselect import DEFAULT_POLICY
@@ -123,28 +123,28 @@ def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
 @pytest.mark.parametrize("size", [FULL, QUICK], ids=lambda s: s.name)
 def test_the_second_held_out_set_is_new_to_every_earlier_reading(size: Size) -> None:
     """Generator seed 2 of the synthetic families, other candidates (generator seed 1) on the
-    test tasks of lcdb-v1 and live-v1, new rewards (sweep seed 1) everywhere; every policy with
-    the presets of the first set, at its budgets."""
+    test tasks of lcdb-v1 and live-v1, new rewards (sweep seed 1) everywhere; otherwise the
+    first set's spec line for line (every policy, its presets, budgets and runs)."""
     defs = sweeps(size)
     for name in HELDOUT2_SWEEPS:
-        first = defs[
-            name.replace("heldout2-", "heldout-" if name in HELDOUT2_SYNTHETIC else "select-")
-        ]
-        text = defs[name].spec_text(size)
-        spec, old = parse_spec(text), parse_spec(first.spec_text(size))
-        assert spec.sweep_seed == 1 and old.sweep_seed == 0
-        assert [p.label for p in spec.policies] == list(EVERY)
-        assert [p.params for p in spec.policies] == [p.params for p in old.policies]
-        assert spec.horizons == old.horizons and spec.grid_key == old.grid_key
-        assert spec.seeds == old.seeds and defs[name].optional == first.optional
+        synthetic = name in HELDOUT2_SYNTHETIC
+        first = defs[name.replace("heldout2-", "heldout-" if synthetic else "select-")]
+        seeds = (1, 2) if synthetic else (0, 0) if "imdb" in name else (0, 1)
+        old = first.spec_text(size).split("\n", 2)[2]  # after the comment and the description
+        want = old.replace("sweep_seed = 0", "sweep_seed = 1").replace(
+            f"generator_seed = {seeds[0]}", f"generator_seed = {seeds[1]}"
+        )
+        assert defs[name].spec_text(size).split("\n", 2)[2] == want, name
+        assert "sweep_seed = 0" in old and defs[name].optional == first.optional
+        try:
+            spec = parse_spec(defs[name].spec_text(size))
+        except SpecError as exc:  # live-v1 is recorded on demand (a fresh machine has none)
+            assert defs[name].optional and "live-v1 is not built" in str(exc), name
+            continue
+        assert [p.label for p in spec.policies] == list(EVERY) and spec.sweep_seed == 1
         src = spec.model.instances[0]
-        if name in HELDOUT2_SYNTHETIC:
-            assert src.generator_seed == 2 and src.count == size.instances
-        elif "imdb" in name:
-            assert text.split("[[instances]]")[1] == first.spec_text(size).split("[[instances]]")[1]
-        else:
-            assert src.generator_seed == 1 and src.params == {"split": "test"}
-            assert old.model.instances[0].generator_seed == 0
+        assert src.generator_seed == seeds[1]
+        assert src.params == ({} if synthetic or "imdb" in name else {"split": "test"})
 
 
 # -- the quick reproduction, checked against its rows --------------------------------------------
