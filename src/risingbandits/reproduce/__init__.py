@@ -5,7 +5,8 @@
 * :mod:`.data`, :mod:`.claims`, :mod:`.figures`, :mod:`.report`: results, verdicts, figures,
   Markdown + self-contained HTML (:mod:`.document`);
 * :mod:`.leads`: beyond the paper, the rules of the model-selection recommendation and of the
-  held-out verdicts on ACE-UCB (targets ``modelselection`` and ``heldout``).
+  held-out verdicts on the default policy (targets ``modelselection``, ``heldout`` and
+  ``heldout2``).
 """
 
 from risingbandits.reproduce.claims import CLAIMS, VERDICTS, ClaimResult
