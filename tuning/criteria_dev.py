@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from hace_dev import PRESETS, Budget, cell_key, horizon, instances
+from hace_dev import PRESETS, Budget, baseline_policies, cell_key, horizon, instances
 
 import risingbandits as rb
 from risingbandits.instances.families import PAPER_HORIZON, family_instance
@@ -46,10 +46,8 @@ from risingbandits.reproduce.data import Results
 from risingbandits.reproduce.leads import heldout_cells
 from risingbandits.reproduce.settings import (
     BUDGET_PERCENTS,
-    EXTRA_POLICIES,
     HELDOUT_PERCENTS,
     HELDOUT_POLICY,
-    PAPER_POLICIES,
     PER_ARM_BUDGETS,
 )
 
@@ -84,9 +82,7 @@ def run_units(policy: rb.Policy, setting: str) -> dict[str, list[list[float]]]:
 
 
 def others(setting: str) -> dict[str, rb.Policy]:
-    every = {n: rb.make_policy(n, preset=PRESET[setting]) for n in PAPER_POLICIES}
-    every |= {n: rb.make_policy(n) for n in EXTRA_POLICIES}
-    return {n: p for n, p in every.items() if n != HELDOUT_POLICY}
+    return baseline_policies(PRESET[setting], HELDOUT_POLICY)
 
 
 def checked(table: object, setting: str) -> dict[str, dict[str, list[list[float]]]]:

@@ -135,8 +135,8 @@ def paired_with_pruner(
     return {key: float(np.mean(d)) for key, d in out.items()}
 
 
-def baseline_policies(setting: str, candidate: str) -> dict[str, rb.Policy]:
-    preset = PRESETS[setting]
+def baseline_policies(preset: str, candidate: str) -> dict[str, rb.Policy]:
+    """Every policy of the report but ``candidate``, the paper's ten with ``preset``."""
     every = {n: rb.make_policy(n, preset=preset) for n in PAPER_POLICIES}
     every |= {n: rb.make_policy(n) for n in EXTRA_POLICIES}
     return {n: p for n, p in every.items() if n != candidate}
@@ -147,7 +147,7 @@ def baselines(out: Path, candidate: str) -> dict[str, dict[str, dict[str, list[f
     table = json.loads(path.read_text()) if path.is_file() else {}
     for setting in SETTINGS:
         mine = table.setdefault(setting, {})
-        for name, policy in baseline_policies(setting, candidate).items():
+        for name, policy in baseline_policies(PRESETS[setting], candidate).items():
             if name not in mine:
                 mine[name] = evaluate(policy, setting)
         for pruner in PRUNERS:

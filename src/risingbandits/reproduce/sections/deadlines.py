@@ -141,8 +141,8 @@ Found = list[tuple[DeadlineBed, DeadlineRows]]
 def found_beds(ctx: Context, out: Path, draw: int) -> Found:
     """The test beds of the candidates of ``draw`` with kept rows, and those rows."""
     found = []
+    kept = list(load_deadlines(out, ctx.size, "test", draw))  # read once, then split by bed
     for bed in deadline_beds(ctx.size, "test", draw):
-        kept = load_deadlines(out, ctx.size, "test", draw)
         tasks = [t for t in kept if t["bed"] and t["bed"][0] == bed.name]
         if tasks:
             found.append((bed, DeadlineRows(tasks)))
