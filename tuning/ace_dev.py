@@ -81,10 +81,27 @@ def scores(policy: rb.Policy, setting: str) -> list[float]:
     return [float(np.mean(x)) for x in per_level]
 
 
+def checked(table: object) -> dict[str, dict[str, list[float]]]:
+    """The kept baselines, every field checked (they are read back from ``--out``): each
+    setting, each baseline, three finite numbers."""
+    damaged = SystemExit("ace-dev-baselines.json is damaged or from another version; delete it")
+    if not isinstance(table, dict) or set(table) != set(SETTINGS):
+        raise damaged
+    for named in table.values():
+        if not isinstance(named, dict) or set(named) != set(BASELINES):
+            raise damaged
+        for three in named.values():
+            if not isinstance(three, list) or len(three) != 3:
+                raise damaged
+            if not all(isinstance(x, float) and np.isfinite(x) for x in three):
+                raise damaged
+    return table
+
+
 def baselines(out: Path) -> dict[str, dict[str, list[float]]]:
     path = out / "ace-dev-baselines.json"
     if path.is_file():
-        return json.loads(path.read_text())
+        return checked(json.loads(path.read_text()))
     table = {
         setting: {
             name: scores(rb.make_policy(name, **({} if name == "ucb1" else {"preset": p})), setting)
@@ -93,7 +110,9 @@ def baselines(out: Path) -> dict[str, dict[str, list[float]]]:
         for setting, p in SETTINGS.items()
     }
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(table, indent=1))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(table, indent=1))
+    tmp.replace(path)
     return table
 
 

@@ -33,6 +33,7 @@ import argparse
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -142,9 +143,34 @@ def baseline_policies(preset: str, candidate: str) -> dict[str, rb.Policy]:
     return {n: p for n, p in every.items() if n != candidate}
 
 
-def baselines(out: Path, candidate: str) -> dict[str, dict[str, dict[str, list[float]]]]:
+Table = dict[str, dict[str, dict[str, Any]]]  # setting -> policy or pruner -> budget -> numbers
+
+
+def checked(table: object) -> Table:
+    """The kept baselines, every field checked (they are read back from ``--out``): settings
+    known; per policy, each of the setting's budgets with [mean gap, mean regret]; per pruner,
+    each budget per candidate with two equal-length lists (gaps, steps used); finite numbers."""
+    if not isinstance(table, dict) or not set(table) <= set(SETTINGS):
+        raise SystemExit("hace-dev-baselines.json: unknown settings; delete it to rebuild")
+    for setting, named in table.items():
+        keys = {cell_key(b) for b in budgets(setting)}
+        ok = isinstance(named, dict)
+        for name, cells in named.items() if ok else ():
+            pruner = name in PRUNERS
+            want = {f"{m}/arm" for m in PER_ARM} if pruner else keys
+            ok = ok and isinstance(cells, dict) and set(cells) == want
+            for pair in cells.values() if ok else ():
+                ok = ok and isinstance(pair, list) and len(pair) == 2
+                ok = ok and (len(pair[0]) == len(pair[1]) if pruner else True)
+                ok = ok and bool(np.isfinite(np.asarray(pair, dtype=float)).all())
+        if not ok:
+            raise SystemExit(f"hace-dev-baselines.json: {setting} is damaged; delete it")
+    return table
+
+
+def baselines(out: Path, candidate: str) -> Table:
     path = out / "hace-dev-baselines.json"
-    table = json.loads(path.read_text()) if path.is_file() else {}
+    table = checked(json.loads(path.read_text())) if path.is_file() else {}
     for setting in SETTINGS:
         mine = table.setdefault(setting, {})
         for name, policy in baseline_policies(PRESETS[setting], candidate).items():
@@ -154,7 +180,9 @@ def baselines(out: Path, candidate: str) -> dict[str, dict[str, dict[str, list[f
             if pruner not in mine:
                 mine[pruner] = evaluate_pruner(pruner, setting)
         out.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(table, indent=1))
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(table, indent=1))
+        tmp.replace(path)
     return table
 
 
