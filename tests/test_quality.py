@@ -1,4 +1,5 @@
-"""Lint, format and type checks run as part of the test suite (ruff and mypy over src/)."""
+"""Lint, format and type checks run as part of the test suite (ruff over the repository; mypy over
+src/, docs/hooks and tuning/, as pyproject.toml lists)."""
 
 from __future__ import annotations
 

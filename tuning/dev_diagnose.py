@@ -10,11 +10,15 @@ Usage:
         # share of the budget the deployed arm got and how often it is the best arm at T
     python tuning/dev_diagnose.py paired imdb hace-ucb,successive-halving \
         --params '{"successive-halving": {"eta": 3}}'     # a policy's parameters
+    python tuning/dev_diagnose.py instances concave-v2 hace-ucb,ti-ucb --percent 20 --runs 1
+        # per instance: the best arm at T (largest sum of means up to T), each policy's
+        # regret and its pulls of each arm in the first run
 
 The numbers of ``docs/hace-ucb.md`` ("Where it falls short") come from these commands. Budgets:
 4 to 128 pulls per candidate and 5, 10, 20% of the full horizon on live and lcdb, as in
 ``hace_dev.py``; ``--per-arm`` keeps one, ``--percent P`` runs P% of the full horizon instead
-(any setting: ``split imdb hace-ucb,ucb1 --percent 40``).
+(any setting: ``split imdb hace-ucb,ucb1 --percent 40``). The instances are those of
+``tuning/criteria_dev.py`` (the same as ``hace_dev.py``'s, and concave-v2 generator seed 0).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import argparse
 import json
 
 import numpy as np
-from hace_dev import PRESETS, budgets, cell_key, horizon, instances
+from criteria_dev import PRESET
+from criteria_dev import dev_instances as instances
+from hace_dev import budgets, cell_key, horizon
 
 import risingbandits as rb
 from risingbandits.analysis.stats import mean_ci
@@ -35,7 +41,7 @@ def policies(names: str, params: str, setting: str) -> dict[str, rb.Policy]:
     extra = json.loads(params)
     out = {}
     for name in names.split(","):
-        preset = PRESETS[setting] if name in PAPER_POLICIES else None
+        preset = PRESET[setting] if name in PAPER_POLICIES else None
         out[name] = rb.make_policy(name, preset=preset, **extra.get(name, {}))
     return out
 
@@ -83,10 +89,25 @@ def split(setting: str, pols: dict[str, rb.Policy], runs: int, cells: list) -> N
             )
 
 
+def per_instance(setting: str, pols: dict[str, rb.Policy], runs: int, cells: list) -> None:
+    for budget in cells:
+        mean: dict[str, list[float]] = {name: [] for name in pols}
+        for j, instance in enumerate(instances(setting)):
+            t = horizon(instance, budget)
+            value = instance.means[:, :t].sum(axis=1) / t
+            line = f"{cell_key(budget)} {j:3d} best {int(np.argmax(value))} of {instance.n_arms}"
+            for name, policy in pols.items():
+                res = rb.simulate(instance, policy, t, runs)
+                mean[name].append(float(res.regret.mean()))
+                line += f" | {name} {mean[name][-1]:8.1f} pulls {res.pulls[0].tolist()}"
+            print(line)
+        print(" ".join(f"{name} mean {np.mean(m):.1f}" for name, m in mean.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("paired", "split"))
-    parser.add_argument("setting", choices=tuple(PRESETS))
+    parser.add_argument("what", choices=("paired", "split", "instances"))
+    parser.add_argument("setting", choices=tuple(PRESET))
     parser.add_argument("policies", help="comma-separated names; the first is the reference")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--per-arm", type=int, default=None, help="one budget per candidate")
@@ -96,7 +117,8 @@ def main() -> None:
     cells = budgets(args.setting) if args.per_arm is None else [("m", args.per_arm)]
     cells = cells if args.percent is None else [("%", args.percent)]
     pols = policies(args.policies, args.params, args.setting)
-    (paired if args.what == "paired" else split)(args.setting, pols, args.runs, cells)
+    what = {"paired": paired, "split": split, "instances": per_instance}[args.what]
+    what(args.setting, pols, args.runs, cells)
 
 
 if __name__ == "__main__":

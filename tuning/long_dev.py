@@ -40,8 +40,8 @@ def main() -> None:
     }
     print(pols["hace"])
     for setting in SETTINGS:
-        regret = {n: [[], [], []] for n in pols}
-        gap = {n: [[], [], []] for n in pols}
+        regret: dict[str, list[list[float]]] = {n: [[], [], []] for n in pols}
+        gap: dict[str, list[list[float]]] = {n: [[], [], []] for n in pols}
         for instance, horizons in cells(setting):
             for k, horizon in enumerate(horizons):
                 for name, policy in pols.items():

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 # Cumulative sums of float means differ in the last bits; values this close count as a tie,
 # which goes to the lowest arm index (so the intro switch is exactly at T = 16,000).
@@ -97,7 +98,7 @@ class Oracle:
         arms = np.arange(self.cumulative.shape[0])
         return self.cumulative[arms, pulls].sum(axis=-1)
 
-    def final_gap(self, pulls: np.ndarray, recommended: np.ndarray) -> np.ndarray:
+    def final_gap(self, pulls: npt.ArrayLike, recommended: npt.ArrayLike) -> np.ndarray:
         """Final-model gap of runs with pull counts ``pulls`` (shape (..., K)) that recommend
         ``recommended`` (shape (...)): max_i mu_i(T) - mu_rec(N_rec), T = pulls.sum(), on the
         test curves when the instance has them (:attr:`judged`)."""
