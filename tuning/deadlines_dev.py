@@ -3,14 +3,15 @@ docs/deadlines-tuning.md.
 
 Usage:
     python tuning/deadlines_dev.py                  # every dev task, 2 processes
-    python tuning/deadlines_dev.py --beds lcdb      # one bed
+    python tuning/deadlines_dev.py --workers 1      # one process
     python tuning/deadlines_dev.py --out tuning-out # where the task rows are kept
 
 The tasks of ``risingbandits reproduce deadlines`` (:mod:`risingbandits.reproduce.deadlines`) on
 the ``dev`` splits of lcdb-v1 (71 instances) and live-v1 (20 instances, seeds 0-3 of its five
 data sets); the test splits, which the report shows, are never read here. Prints, per bed, W
 and deadline, each method's mean final-model gap and the paired difference with the default.
-Rows are kept in ``OUT/deadlines-dev-full/`` (delete it after changing a policy).
+Rows are kept in ``OUT/deadlines-dev/`` (delete it after changing a policy). A "!" marks a
+method significantly lower than the default (its paired 95% interval below 0).
 """
 
 from __future__ import annotations
