@@ -13,8 +13,15 @@ import risingbandits as rb
 from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import make_policy
+from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.transplant import transplant
-from risingbandits.policies.rising.hace import hace_schedule, warmup_w_min
+from risingbandits.policies.rising.hace import (
+    LANES,
+    UNIT,
+    hace_schedule,
+    round_goal,
+    warmup_w_min,
+)
 
 
 def instances() -> list[rb.RisingInstance]:
@@ -33,6 +40,48 @@ def test_the_schedule_halves_only_while_the_budget_per_survivor_is_small() -> No
             assert len(targets) <= math.ceil(math.log2(k))
             assert all(b == math.ceil(a / 2) for a, b in zip([k, *keep], keep, strict=False))
             assert targets == sorted(targets) and (not targets or targets[-1] <= horizon)
+
+
+def test_the_rounds_are_planned_on_the_budget_less_the_reserve() -> None:
+    """Successive Halving's schedule on floor((1 - reserve) T), cut by the budget left of T."""
+    for k in (2, 5, 8):
+        for per_arm in (4, 16, 40):
+            horizon = k * per_arm
+            plain = hace_schedule(k, horizon, 10**9)
+            assert plain == halving_schedule(k, horizon, 2)
+            reserved = hace_schedule(k, horizon, 10**9, 0.5)
+            assert reserved == halving_schedule(k, max(k, horizon // 2), 2)
+    assert hace_schedule(8, 8 * 40, 48, 0.5) == ([6], [4])  # cut on T: 4 x 68 pulls left
+    assert hace_schedule(8, 8 * 48, 48, 0.5) == ([], [])  # T / K >= index_from: no round
+
+
+def test_the_last_survivor_trains_on_the_reserve() -> None:
+    """With every round run (clear_by = 0), the deployed candidate gets the rounds' share and
+    the reserve: at least half the budget with reserve = 0.5, more than without it."""
+    for inst in instances():
+        horizon = 16 * inst.n_arms
+        targets, _ = hace_schedule(inst.n_arms, horizon, 48, 0.5)
+        kept = make_policy("hace-ucb", clear_by=0)
+        run = rb.simulate(inst, kept, horizon, 3)
+        plain = rb.simulate(inst, make_policy("hace-ucb", clear_by=0, reserve=0), horizon, 3)
+        deployed = run.pulls[np.arange(3), run.recommended]
+        assert (deployed >= horizon // 2 + targets[-1]).all()
+        assert deployed.mean() > plain.pulls[np.arange(3), plain.recommended].mean()
+    with pytest.raises(ValueError, match=r"reserve=0\.95"):
+        make_policy("hace-ucb", reserve=0.95)
+
+
+def test_under_a_budget_in_cost_the_reserve_applies_with_one_lane_only() -> None:
+    """With more lanes the rounds stop at as many survivors as lanes, which train side by side:
+    holding budget back there would only make the eliminations before it less informed."""
+    state = make_policy("hace-ucb").init_state(8, 8 * 16)
+    state.budget[UNIT] = 2.0
+    state.budget[LANES] = 1.0
+    one = [round_goal(state, r) for r in range(3)]
+    state.budget[LANES] = 4.0
+    more = [round_goal(state, r) for r in range(3)]
+    assert one == [2.0 * t for t in halving_schedule(8, 8 * 8, 2)[0]]
+    assert more == [2.0 * t for t in halving_schedule(8, 8 * 16, 2)[0]]
 
 
 def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> None:
@@ -63,12 +112,12 @@ def test_with_a_large_budget_per_candidate_it_is_ace_ucb_with_its_warm_up_scaled
 @pytest.mark.parametrize("per_arm", [4, 16, 30])
 def test_with_a_small_budget_per_candidate_it_is_successive_halving(per_arm: int) -> None:
     """Every halving round runs (the budget left per survivor stays below 48) and, without the
-    hand-over (clear_by = 0), the choices and the deployed arm are Successive Halving's (eta =
-    2, the last quarter as statistic)."""
+    hand-over (clear_by = 0) and the reserve, the choices and the deployed arm are Successive
+    Halving's (eta = 2, the last quarter as statistic)."""
     for inst in instances():
         horizon = per_arm * inst.n_arms
         assert len(hace_schedule(inst.n_arms, horizon, 48)[0]) == math.ceil(math.log2(inst.n_arms))
-        halving = make_policy("hace-ucb", clear_by=0)
+        halving = make_policy("hace-ucb", clear_by=0, reserve=0)
         hace = rb.simulate(inst, halving, horizon, 3, record_arms=True)
         sh = rb.simulate(inst, "successive-halving", horizon, 3, record_arms=True)
         np.testing.assert_array_equal(hace.arms, sh.arms)
@@ -86,8 +135,9 @@ def test_the_rounds_hand_over_to_the_index_once_the_leader_is_clear() -> None:
     inst = rb.from_means(table, rb.Noise("gaussian", 0.02), require_rising=False)
     horizon = 4 * 16  # every round of halving runs: 8, then 16 for 2, then the rest
     assert hace_schedule(4, horizon, 48) == ([8, 24], [2, 1])
-    clear = rb.simulate(inst, "hace-ucb", horizon, 5, record_arms=True)
-    rounds = rb.simulate(inst, make_policy("hace-ucb", clear_by=0), horizon, 5, record_arms=True)
+    clear = rb.simulate(inst, make_policy("hace-ucb", reserve=0), horizon, 5, record_arms=True)
+    rounds = make_policy("hace-ucb", clear_by=0, reserve=0)
+    rounds = rb.simulate(inst, rounds, horizon, 5, record_arms=True)
     assert clear.arms is not None and rounds.arms is not None
     assert (clear.recommended == 0).all() and (rounds.recommended == 0).all()
     for early, full in zip(clear.arms, rounds.arms, strict=True):
@@ -105,13 +155,13 @@ def test_between_the_regimes_ace_ucb_plays_only_the_survivors() -> None:
     caps = (0.2, 0.5, 0.9, 0.3, 0.7, 0.4, 0.6, 0.8)
     table = np.vstack([np.minimum(1, c * np.sqrt(n) / 20) for c in caps])
     inst = rb.from_means(table, rb.Noise("gaussian", 0.05), require_rising=False)
-    horizon = 8 * 40  # one round of T // (8 x 3) = 13 pulls each, then 4 x 54 left
-    assert hace_schedule(8, horizon, 48) == ([13], [4])
+    horizon = 8 * 40  # one round of (T / 2) // (8 x 3) = 6 pulls each, then 4 x 68 left
+    assert hace_schedule(8, horizon, 48, 0.5) == ([6], [4])
     run = rb.simulate(inst, "hace-ucb", horizon, 5, record_arms=True)
     assert run.arms is not None
     for arms, pulls, rec in zip(run.arms, run.pulls, run.recommended, strict=True):
-        assert np.bincount(arms[: 8 * 13], minlength=8).tolist() == [13] * 8  # the round
-        later = set(arms[8 * 13 :].tolist())
+        assert np.bincount(arms[: 8 * 6], minlength=8).tolist() == [6] * 8  # the round
+        later = set(arms[8 * 6 :].tolist())
         assert len(later) <= 4 and rec in later  # the four survivors, one of them deployed
         assert pulls.sum() == horizon
 

@@ -123,7 +123,7 @@ def test_the_default_plans_in_cost_online() -> None:
 
 
 def test_the_default_waits_for_a_result_unless_a_worker_must_be_filled() -> None:
-    sel = ModelSelector(4, 16.0, cost="given", seed=0)  # halving rounds of 2 steps each
+    sel = ModelSelector(4, 32.0, cost="given", seed=0)  # rounds of 2 steps each (on half of 32)
     first = [sel.select() for _ in range(4)]
     for _ in range(2):
         sel.update(first[0], 0.5, cost=1.0)

@@ -16,6 +16,11 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   at the top; HACE-UCB caps w_min so that this warm-up takes at most ``warmup_share`` of the
   budget per candidate (w_min = 16 from T / K = 128 on, 8 at 64). With w_min = 16 at T / K = 64,
   half the budget went to the warm-up (``docs/hace-ucb-tuning.md``, step 5).
+* **Reserve**: the rounds are planned on (1 - ``reserve``) T, so the last survivor (or ACE-UCB,
+  after a hand-over) trains on the rest. The final-model gap is the wrong arm *plus* the
+  deployed model's missing training; Successive Halving's schedule serves the first alone (with
+  K = 8 its last survivor has had 7/24 of T) and at a few pulls per candidate, where curves are
+  steep, the second weighs more (``docs/hace-ucb-tuning.md``, step 17).
 * **Halving rounds**: a round robin over the survivors (fewest pulls first, lowest index on
   ties); at the end of a round the arms with the lowest statistic, the mean of their last
   ``halving_window`` x n rewards (at least one), are eliminated (ties at random:
@@ -38,7 +43,8 @@ model selector with ``cost=``), through the kernel's ``plan`` (the pulls each ar
 at its own cost, the cost spent on each, the lanes that spend the budget at once):
 
 * the halving rounds give each survivor an equal share of *cost*: Successive Halving's schedule
-  times the cost one pull of the horizon stands for, a survivor short of its round's goal
+  (on (1 - ``reserve``) T with one lane, on T with more: :func:`round_goal`) times the cost one
+  pull of the horizon stands for, a survivor short of its round's goal
   pulled first (least cost spent), one whose next pull no longer fits counted as done, a
   worker with no survivor short of the goal left idle until a result arrives;
 * they run while halving frees a worker (fewer lanes than survivors) and some survivor could
@@ -119,7 +125,8 @@ class HaceState(NamedTuple):
     # select_in_cost)
     plan: np.ndarray  # 4 x K (rows: contiguous views): ALLOWED, USABLE, LEFT (pulls), SPENT (cost)
     budget: np.ndarray  # [PLANNED, UNIT, ROUND (-1 before the first plan), LANES]
-    full: np.ndarray  # R x 2: Successive Halving's whole schedule: targets (pulls of unit), keep
+    full: np.ndarray  # R x 3: Successive Halving's whole schedule: targets (pulls of unit), keep,
+    # targets of the schedule on (1 - reserve) T
     index_from: int
     clear_by: float
 
@@ -127,13 +134,15 @@ class HaceState(NamedTuple):
 # Rows of HaceState.plan and entries of HaceState.budget
 ALLOWED, USABLE, LEFT, SPENT = 0, 1, 2, 3
 PLANNED, UNIT, ROUND, LANES = 0, 1, 2, 3
+RESERVED = 2  # column of HaceState.full: the targets with the reserve kept back
 
 
-def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
+def hace_schedule(n_arms: int, horizon: int, index_from: int, reserve: float = 0.0) -> Schedule:
     """The halving rounds of a run (module docstring): Successive Halving's schedule with eta =
-    2 (:func:`~risingbandits.policies.budget.successive_halving.halving_schedule`), cut before
-    the first round at which the budget left per survivor is ``index_from`` pulls or more."""
-    targets, keep = halving_schedule(n_arms, horizon, 2)
+    2 (:func:`~risingbandits.policies.budget.successive_halving.halving_schedule`) planned on
+    (1 - ``reserve``) T (:func:`rounds_horizon`), cut before the first round at which the
+    budget left per survivor (of T) is ``index_from`` pulls or more."""
+    targets, keep = halving_schedule(n_arms, rounds_horizon(n_arms, horizon, reserve), 2)
     size, pulls, left = n_arms, 0, horizon
     for r, (target, kept) in enumerate(zip(targets, keep, strict=True)):
         if left >= index_from * size:
@@ -141,6 +150,11 @@ def hace_schedule(n_arms: int, horizon: int, index_from: int) -> Schedule:
         left -= (target - pulls) * size
         size, pulls = kept, target
     return targets, keep
+
+
+def rounds_horizon(n_arms: int, horizon: int, reserve: float) -> int:
+    """The budget the halving rounds are planned on: floor((1 - reserve) T), at least K."""
+    return max(n_arms, int((1.0 - reserve) * horizon))
 
 
 def warmup_w_min(w_min: int, share: float, n_arms: int, horizon: int) -> int:
@@ -180,7 +194,7 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     if r < rounds and state.clear_by > 0 and leader_clear(state):
         r = rounds  # the leader is clear: hand over to the index
         state.budget[ROUND] = r
-    goal = state.full[min(r, rounds - 1), 0] * state.budget[UNIT]
+    goal = round_goal(state, min(r, rounds - 1))
     plan = state.plan
     found = False
     for i in range(plan.shape[1]):
@@ -250,6 +264,14 @@ def enough_for_index(state: HaceState) -> bool:
     return lanes >= size or every
 
 
+@helper
+def round_goal(state: HaceState, r: int) -> float:
+    """Cost each survivor of round r spends by its end: Successive Halving's target in cost,
+    times 1 - reserve with one lane (the last survivor then trains on the reserve alone; with
+    more lanes the rounds stop at as many survivors as lanes, which train side by side)."""
+    return state.full[r, RESERVED if state.budget[LANES] <= 1.0 else 0] * state.budget[UNIT]
+
+
 @called_helper
 def end_cost_rounds(state: HaceState) -> None:
     """The halving rounds in cost: end every round whose survivors spent its goal (or whose
@@ -261,7 +283,7 @@ def end_cost_rounds(state: HaceState) -> None:
         r = 0 if not enough_for_index(state) else rounds
     plan = state.plan
     while r < rounds:
-        goal = state.full[r, 0] * state.budget[UNIT]
+        goal = round_goal(state, r)
         for i in range(state.active.shape[0]):
             if state.active[i] and plan[LEFT, i] >= 1.0 and plan[SPENT, i] < goal:
                 state.budget[ROUND] = r
@@ -315,8 +337,9 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 
 
 class HaceUCB(AceUCB):
-    """HACE-UCB: successive halving rounds while the budget per candidate is small (until the
-    leader is clear), then ACE-UCB on the survivors, its warm-up at most a quarter of T / K;
+    """HACE-UCB: successive halving rounds on half the budget while the budget per candidate is
+    small (until the leader is clear), then ACE-UCB on the survivors with the rest, its warm-up
+    at most a quarter of T / K;
     the deployed model is the survivor with the highest level (under a budget in cost,
     planning in cost: the best halving statistic; uses T). This library's policy for model
     selection (issue 21; module docstring, ``docs/hace-ucb.md``).
@@ -328,6 +351,9 @@ class HaceUCB(AceUCB):
         of T / K: w_min = max(1, min(w_min, floor(warmup_share x T / (2 K)))).
       clear_by: the rounds end once the leader's statistic leads the runner-up's by this many
         noise units (upper bound) at the end of a sweep; 0 runs every round.
+      reserve: the share of T kept for the last survivor: the rounds are planned on
+        (1 - reserve) T (whether they run at all is decided on T); under a budget in cost only
+        with one lane (with more, the rounds stop at as many survivors as lanes).
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
     One parameter set for every setting, chosen on development instances only
@@ -361,6 +387,13 @@ class HaceUCB(AceUCB):
             low=0.0,
         ),
         Param(
+            "reserve",
+            0.5,
+            "share of the budget kept for the last survivor (rounds planned on the rest)",
+            low=0.0,
+            high=0.9,
+        ),
+        Param(
             "halving_window",
             0.25,
             "halving statistic: mean of the last max(1, floor(x n)) rewards",
@@ -381,8 +414,10 @@ class HaceUCB(AceUCB):
         share = float(self._params["warmup_share"])
         ace = ace._replace(w_min=warmup_w_min(ace.w_min, share, n_arms, horizon))
         index_from = int(self._params["index_from"])
-        targets, keep = hace_schedule(n_arms, horizon, index_from)
+        reserve = float(self._params["reserve"])
+        targets, keep = hace_schedule(n_arms, horizon, index_from, reserve)
         full_targets, full_keep = halving_schedule(n_arms, horizon, 2)
+        kept_targets, _ = halving_schedule(n_arms, rounds_horizon(n_arms, horizon, reserve), 2)
         return HaceState(
             *ace._replace(start=0 if targets else ace.start),
             np.ones(n_arms, np.bool_),
@@ -394,7 +429,7 @@ class HaceUCB(AceUCB):
             float(self._params["halving_window"]),
             fresh_plan(n_arms),
             np.array([0.0, 1.0, -1.0, 1.0]),
-            np.column_stack([full_targets, full_keep]).astype(np.float64).reshape(-1, 2),
+            np.column_stack([full_targets, full_keep, kept_targets]).astype(float).reshape(-1, 3),
             index_from,
             float(self._params["clear_by"]),
         )
