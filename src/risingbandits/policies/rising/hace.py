@@ -8,8 +8,9 @@ arm identification with few pulls and gives the survivors most of the budget. HA
 the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 
 * **Schedule** (from K and T, :func:`hace_schedule`): the rounds of Successive Halving with eta
-  = 2 (R = ceil(log2 K) rounds of floor(T / (|S| R)) pulls per survivor, keep ceil(|S| / 2)),
-  run only while the budget left per survivor is below ``index_from`` pulls. With T / K >=
+  = 2 (R = ceil(log2 K) rounds of floor(T' / (|S| R)) pulls per survivor, keep ceil(|S| / 2),
+  on T' = (1 - ``reserve``) T: below), run only while the budget left per survivor is below
+  ``index_from`` pulls. With T / K >=
   ``index_from`` no round is run and HACE-UCB is ACE-UCB with the warm-up below (the same
   choices, arm for arm; ACE-UCB itself from T / K >= 2 w_min / ``warmup_share`` = 128).
 * **Warm-up** (:func:`warmup_w_min`): ACE-UCB values a candidate with fewer than 2 w_min pulls
@@ -339,9 +340,8 @@ def fresh_plan(n_arms: int) -> np.ndarray:
 class HaceUCB(AceUCB):
     """HACE-UCB: successive halving rounds on half the budget while the budget per candidate is
     small (until the leader is clear), then ACE-UCB on the survivors with the rest, its warm-up
-    at most a quarter of T / K;
-    the deployed model is the survivor with the highest level (under a budget in cost,
-    planning in cost: the best halving statistic; uses T). This library's policy for model
+    at most a quarter of T / K; the deployed model is the survivor with the highest level
+    (under a budget in cost, planning in cost: the best halving statistic; uses T). This library's policy for model
     selection (issue 21; module docstring, ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
