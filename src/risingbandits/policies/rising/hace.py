@@ -341,8 +341,8 @@ class HaceUCB(AceUCB):
     """HACE-UCB: successive halving rounds on half the budget while the budget per candidate is
     small (until the leader is clear), then ACE-UCB on the survivors with the rest, its warm-up
     at most a quarter of T / K; the deployed model is the survivor with the highest level
-    (under a budget in cost, planning in cost: the best halving statistic; uses T). This library's policy for model
-    selection (issue 21; module docstring, ``docs/hace-ucb.md``).
+    (under a budget in cost, planning in cost: the best halving statistic; uses T). This
+    library's policy for model selection (issue 21; module docstring, ``docs/hace-ucb.md``).
 
     Parameters: ACE-UCB's (:class:`~risingbandits.policies.rising.ace.AceUCB`, the same values), and
       index_from: budget left per survivor (pulls) from which ACE-UCB's index takes over from
