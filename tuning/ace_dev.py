@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from operator import methodcaller
 from pathlib import Path
 
 import numpy as np
 
 import risingbandits as rb
+from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.families import (
     IMDB_ARMS,
     default_curves_dir,
@@ -110,9 +112,8 @@ def baselines(out: Path) -> dict[str, dict[str, list[float]]]:
         for setting, p in SETTINGS.items()
     }
     out.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(table, indent=1))
-    tmp.replace(path)
+    text = json.dumps(table, indent=1).encode()
+    atomic_write(path, methodcaller("write", text))
     return table
 
 

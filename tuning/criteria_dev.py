@@ -35,12 +35,14 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from operator import methodcaller
 from pathlib import Path
 
 import numpy as np
 from hace_dev import PRESETS, Budget, baseline_policies, cell_key, horizon, instances
 
 import risingbandits as rb
+from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.families import PAPER_HORIZON, family_instance
 from risingbandits.reproduce.data import Results
 from risingbandits.reproduce.leads import heldout_cells
@@ -109,9 +111,8 @@ def baselines(out: Path, setting: str) -> dict[str, dict[str, list[list[float]]]
             print(f"{setting}: {name}", file=sys.stderr, flush=True)
             table[name] = run_units(policy, setting)
             out.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(table))
-            tmp.replace(path)
+            text = json.dumps(table).encode()
+            atomic_write(path, methodcaller("write", text))
     return table
 
 

@@ -32,12 +32,14 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import risingbandits as rb
+from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.families import (
     IMDB_ARMS,
     default_curves_dir,
@@ -180,9 +182,8 @@ def baselines(out: Path, candidate: str) -> Table:
             if pruner not in mine:
                 mine[pruner] = evaluate_pruner(pruner, setting)
         out.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(table, indent=1))
-        tmp.replace(path)
+        text = json.dumps(table, indent=1).encode()
+        atomic_write(path, methodcaller("write", text))
     return table
 
 
