@@ -117,6 +117,40 @@ def test_a_process_started_while_the_scope_ends_it_is_ended_too(tmp_path: Path) 
         kill_left({late})
 
 
+# A grandchild whose parent exits at once (as a Ray worker whose raylet dies with the driver):
+# orphaned before the guardian could see it in the tree, found by the scope's token.
+ORPHANER = """
+import subprocess, sys, time
+from risingbandits.integrations.lifetime import ProcessGuard
+with ProcessGuard(poll_seconds=60, grace_seconds=1.0):
+    out = subprocess.run(["sh", "-c", "sleep 306 > /dev/null 2>&1 & echo $!"],
+                         capture_output=True, text=True).stdout
+    print(out.strip(), flush=True)
+    time.sleep(300)
+"""
+
+
+def test_a_process_orphaned_before_any_scan_ends_with_the_killed_owner() -> None:
+    owner = subprocess.Popen([sys.executable, "-c", ORPHANER], stdout=subprocess.PIPE, text=True)
+    assert owner.stdout is not None
+    orphan = identity(int(owner.stdout.readline()))
+    try:
+        assert running(orphan)
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait()
+        assert all_gone({orphan}, 5.0), "the orphan outlived its killed owner"
+    finally:
+        kill_left({orphan})
+
+
+def test_the_scope_token_is_in_the_environment_only_inside_it() -> None:
+    before = os.environ.get("RISINGBANDITS_SCOPES")
+    with ProcessGuard(), ProcessGuard():
+        tokens = os.environ["RISINGBANDITS_SCOPES"].split(",")
+        assert len(tokens) == len(set(tokens)) == 2 + len(before.split(",") if before else [])
+    assert os.environ.get("RISINGBANDITS_SCOPES") == before
+
+
 def test_a_guard_used_outside_its_scope_says_so() -> None:
     with pytest.raises(RuntimeError, match="context manager"):
         ProcessGuard().add_group(os.getpid())

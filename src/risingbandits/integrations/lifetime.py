@@ -12,7 +12,13 @@ scope started:
 * on Linux, every descendant of the owner seen while the scope was open (``/proc`` read every
   ``poll_seconds``, and at once on :meth:`ProcessGuard.scan`) and every descendant of those
   still alive at the end, each identified by its pid and start time so that a reused pid is
-  never hit. Children that existed before the scope opened are left alone.
+  never hit. Children that existed before the scope opened are left alone;
+* on Linux, every process whose environment carries the scope's random token: the owner puts
+  it in ``os.environ`` (variable ``RISINGBANDITS_SCOPES``) for the scope, so whatever starts
+  inside inherits it. This finds a process that lost its parent before the guardian saw it (a
+  Ray worker started in the last poll interval whose raylet dies with the driver; a CI run
+  saw one outlive the driver by 15 s). A process that clears its environment is still found
+  through the tree.
 
 Each gets SIGTERM, and SIGKILL if it is still there ``grace_seconds`` later. Why a guardian:
 Ray's own fate sharing (``prctl(PR_SET_PDEATHSIG)`` on the processes ``ray.init()`` starts)
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -35,6 +42,7 @@ from types import TracebackType
 POLL_SECONDS = 0.2
 GRACE_SECONDS = 3.0
 WAIT_MARGIN_SECONDS = 5.0
+TOKENS = "RISINGBANDITS_SCOPES"  # comma-separated tokens of the open scopes
 
 
 class ProcessGuard:
@@ -44,9 +52,11 @@ class ProcessGuard:
         self.poll_seconds = poll_seconds
         self.grace_seconds = grace_seconds
         self._guardian: subprocess.Popen[bytes] | None = None
+        self._tokens_before: str | None = None
 
     def __enter__(self) -> ProcessGuard:
-        argv = [sys.executable, "-I", os.path.abspath(__file__), str(os.getpid())]
+        token = secrets.token_hex(16)
+        argv = [sys.executable, "-I", os.path.abspath(__file__), str(os.getpid()), token]
         self._guardian = subprocess.Popen(
             [*argv, str(self.poll_seconds), str(self.grace_seconds)],
             stdin=subprocess.PIPE,
@@ -56,6 +66,8 @@ class ProcessGuard:
         )
         assert self._guardian.stdout is not None
         self._guardian.stdout.readline()  # the guardian has recorded the children left alone
+        self._tokens_before = os.environ.get(TOKENS)
+        os.environ[TOKENS] = ",".join(filter(None, [self._tokens_before, token]))
         return self
 
     def add_group(self, pgid: int) -> None:
@@ -88,6 +100,10 @@ class ProcessGuard:
         guardian, self._guardian = self._guardian, None
         if guardian is None:
             return
+        if self._tokens_before is None:
+            os.environ.pop(TOKENS, None)
+        else:
+            os.environ[TOKENS] = self._tokens_before
         assert guardian.stdin is not None and guardian.stdout is not None
         guardian.stdin.close()  # the guardian ends what is left, then exits
         guardian.wait(timeout=self.grace_seconds + WAIT_MARGIN_SECONDS)
@@ -134,6 +150,23 @@ def _descendants(roots: set[int], table: dict[int, tuple[int, str]]) -> set[Iden
     return found
 
 
+def _marked(token: str, table: dict[int, tuple[int, str]]) -> set[Identity]:
+    """The processes in ``table`` whose environment lists ``token`` in ``RISINGBANDITS_SCOPES``
+    (another user's processes cannot be read, and are skipped)."""
+    prefix = f"{TOKENS}=".encode()
+    found: set[Identity] = set()
+    for pid, (_, start) in table.items():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                entries = f.read().split(b"\0")
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.startswith(prefix) and token.encode() in entry[len(prefix) :].split(b","):
+                found.add((pid, start))
+    return found
+
+
 def _alive(identities: set[Identity], table: dict[int, tuple[int, str]]) -> set[Identity]:
     return {(pid, start) for pid, start in identities if table.get(pid, (0, ""))[1] == start}
 
@@ -157,18 +190,22 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _end_all(tracked: set[Identity], groups: set[int], grace: float) -> None:
-    """SIGTERM to the tracked processes, their descendants and the groups, SIGKILL to what is
-    left after ``grace``. The descendants are looked up again while waiting: a process that
-    starts a child as it is told to stop (Ray's raylet starting a worker) would otherwise leave
-    that child, orphaned, to outlive the scope."""
+def _end_all(
+    tracked: set[Identity], groups: set[int], token: str, exempt: set[int], grace: float
+) -> None:
+    """SIGTERM to the tracked processes, their descendants, the processes marked with
+    ``token`` (but not the pids in ``exempt``) and the groups, SIGKILL to what is left after
+    ``grace``. All are looked up again while waiting: a process that starts a child as it is
+    told to stop (Ray's raylet starting a worker) would otherwise leave that child, orphaned,
+    to outlive the scope."""
     deadline = time.monotonic() + grace
     live: set[Identity] = set()
     told: set[Identity] = set()
     while True:
         table = _processes()
-        live = _alive(tracked | live, table)
+        live = _alive(tracked | live, table) | _marked(token, table)
         live |= _descendants({pid for pid, _ in live}, table)
+        live = {(pid, start) for pid, start in live if pid not in exempt}
         groups = {g for g in groups if _group_alive(g)}
         if not live and not groups:
             return
@@ -201,8 +238,9 @@ def _apply(buffer: bytes, groups: set[int]) -> tuple[bytes, bool]:
     return rest, scan
 
 
-def guard(owner_pid: int, poll: float, grace: float) -> None:
-    """Watch the owner's new descendants until standard input closes, then end them."""
+def guard(owner_pid: int, token: str, poll: float, grace: float) -> None:
+    """Watch the owner's new descendants until standard input closes, then end them and every
+    process marked with ``token``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     me = os.getpid()
     table = _processes()
@@ -232,8 +270,8 @@ def guard(owner_pid: int, poll: float, grace: float) -> None:
                 break
             pending, scan_now = _apply(pending + data, groups)
     tracked |= _owned(owner, _processes()) - spared
-    _end_all({(pid, start) for pid, start in tracked if pid != me}, groups, grace)
+    _end_all(tracked, groups, token, {me, owner_pid}, grace)
 
 
 if __name__ == "__main__":
-    guard(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]))
+    guard(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
