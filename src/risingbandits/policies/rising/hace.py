@@ -144,6 +144,14 @@ def hace_schedule(n_arms: int, horizon: int, index_from: int, reserve: float = 0
     (1 - ``reserve``) T (:func:`rounds_horizon`), cut before the first round at which the
     budget left per survivor (of T) is ``index_from`` pulls or more."""
     targets, keep = halving_schedule(n_arms, rounds_horizon(n_arms, horizon, reserve), 2)
+    return cut_schedule(targets, keep, n_arms, horizon, index_from)
+
+
+def cut_schedule(
+    targets: list[int], keep: list[int], n_arms: int, horizon: int, index_from: int
+) -> Schedule:
+    """The rounds of a halving schedule before the first at which the budget left per survivor
+    (of T) is ``index_from`` pulls or more."""
     size, pulls, left = n_arms, 0, horizon
     for r, (target, kept) in enumerate(zip(targets, keep, strict=True)):
         if left >= index_from * size:
@@ -415,9 +423,11 @@ class HaceUCB(AceUCB):
         ace = ace._replace(w_min=warmup_w_min(ace.w_min, share, n_arms, horizon))
         index_from = int(self._params["index_from"])
         reserve = float(self._params["reserve"])
-        targets, keep = hace_schedule(n_arms, horizon, index_from, reserve)
+        kept_targets, kept_keep = halving_schedule(
+            n_arms, rounds_horizon(n_arms, horizon, reserve), 2
+        )
+        targets, keep = cut_schedule(kept_targets, kept_keep, n_arms, horizon, index_from)
         full_targets, full_keep = halving_schedule(n_arms, horizon, 2)
-        kept_targets, _ = halving_schedule(n_arms, rounds_horizon(n_arms, horizon, reserve), 2)
         return HaceState(
             *ace._replace(start=0 if targets else ace.start),
             np.ones(n_arms, np.bool_),
