@@ -68,6 +68,9 @@ FIGURES = (
     "heldout2-ratio",
     "heldout2-ratio-per-arm",
     "heldout2-bars",
+    "heldout3-ratio",
+    "heldout3-ratio-per-arm",
+    "heldout3-bars",
     "peers-imdb",
     "peers-lcdb",
 )

@@ -113,29 +113,32 @@ def test_a_kept_task_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) -> No
         assert _read_task(path, "lcdb-test-3") is None
 
 
-def test_the_second_held_out_set_draws_other_candidates_on_the_same_test_tasks() -> None:
-    """The beds of the second set (DRAWS[1], as `reproduce heldout2`) read the same test tasks
-    with generator seed 1: other candidates, their own task files (keys of the first set
-    unchanged, so its kept rows stay valid)."""
+def test_the_later_held_out_sets_draw_other_candidates_on_the_same_test_tasks() -> None:
+    """The beds of the second and third sets (DRAWS[1:], as `reproduce heldout2` and
+    `heldout3`) read the same test tasks with generator seeds 1 and 2: other candidates, their
+    own task files (keys of the first set unchanged, so its kept rows stay valid)."""
     from risingbandits.reproduce.deadlines import DRAWS, deadline_beds, deadline_tasks
-    from risingbandits.reproduce.settings import FULL, HELDOUT2_DRAW
+    from risingbandits.reproduce.settings import FULL, HELDOUT2_DRAW, HELDOUT3_DRAW
 
-    assert DRAWS == (0, HELDOUT2_DRAW) == (0, 1)
-    first, second = (deadline_tasks(FULL, "test", d) for d in DRAWS)
+    assert DRAWS == (0, HELDOUT2_DRAW, HELDOUT3_DRAW) == (0, 1, 2)
+    first, second, third = (deadline_tasks(FULL, "test", d) for d in DRAWS)
     assert first[0].key == "lcdb-test-0" and second[0].key == "lcdb-test-0-draw1"
-    assert not {t.key for t in first} & {t.key for t in second}
-    assert [t.index for t in first] == [t.index for t in second]
-    a, b = (deadline_beds(FULL, "test", d)[0] for d in DRAWS)
+    assert third[0].key == "lcdb-test-0-draw2"
+    keys = [{t.key for t in tasks} for tasks in (first, second, third)]
+    assert sum(map(len, keys)) == len(set().union(*keys))  # no task file shared
+    assert [t.index for t in first] == [t.index for t in second] == [t.index for t in third]
+    a, b, c = (deadline_beds(FULL, "test", d)[0] for d in DRAWS)
     assert "generator seed" not in a.title and "candidates of generator seed 1" in b.title
-    x, y = a.instance(0), b.instance(0)
-    assert x.meta["openml_id"] == y.meta["openml_id"]  # the same data set
-    assert x.arm_names != y.arm_names and x.name != y.name
+    assert "candidates of generator seed 2" in c.title
+    x, y, z = a.instance(0), b.instance(0), c.instance(0)
+    assert x.meta["openml_id"] == y.meta["openml_id"] == z.meta["openml_id"]  # the same data
+    assert len({x.arm_names, y.arm_names, z.arm_names}) == 3 and len({x.name, y.name, z.name}) == 3
 
 
-def test_the_report_judges_both_held_out_sets(tmp_path: Path) -> None:
+def test_the_report_judges_every_held_out_set(tmp_path: Path) -> None:
     """`reproduce deadlines --quick`: the section tallies the goal on the first set's beds and,
-    apart, on the second set's; report.json holds both, each tally the count of its rows'
-    cells where the default is lowest or no method significantly lower."""
+    apart, on the second and third sets'; report.json holds all three, each tally the count of
+    its rows' cells where the default is lowest or no method significantly lower."""
     from risingbandits.reproduce import reproduce
 
     out = tmp_path / "out"
@@ -143,8 +146,13 @@ def test_the_report_judges_both_held_out_sets(tmp_path: Path) -> None:
     assert result.report is not None
     entry = json.loads((out / "report.json").read_text())["deadlines"]
     text = (out / "report.md").read_text().split("## Budgets in time", 1)[1]
-    first, second = text.split("### The second held-out set")
-    for block, where in ((entry, first), (entry["heldout2"], second)):
+    first, later = text.split("### The second held-out set")
+    second, third = later.split("### The third held-out set")
+    for block, where in (
+        (entry, first),
+        (entry["heldout2"], second),
+        (entry["heldout3"], third),
+    ):
         tasks: dict[tuple[str, int, Any], dict[str, dict[str, Any]]] = {}
         for r in block["rows"]:
             cell = (r["bed"], r["workers"], r["steps_per_candidate"])
@@ -158,4 +166,6 @@ def test_the_report_judges_both_held_out_sets(tmp_path: Path) -> None:
         assert (block["goal_met_cells"], block["cells"]) == (met, len(tasks))
         assert f"met in {met} of {len(tasks)} cells" in where
     assert "candidates of generator seed 1" in second and "generator seed" not in first
-    assert (out / "figures" / "deadlines-lcdb-draw1.png").is_file()
+    assert "candidates of generator seed 2" in third
+    for draw in (1, 2):
+        assert (out / "figures" / f"deadlines-lcdb-draw{draw}.png").is_file()

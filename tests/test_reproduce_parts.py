@@ -25,6 +25,7 @@ from risingbandits.reproduce.document import (
 from risingbandits.reproduce.settings import (
     FULL,
     HELDOUT2_SWEEPS,
+    HELDOUT3_SWEEPS,
     MAIN_SWEEPS,
     PAPER_POLICIES,
     POLICY_VARIANTS,
@@ -54,7 +55,8 @@ def test_every_sweep_spec_is_valid_and_matches_the_decisions(size, imdb_curves_d
         except SpecError as exc:  # live-v1 is recorded on demand (a fresh machine has none)
             assert d.optional and "live-v1 is not built" in str(exc), name
             continue
-        assert spec.sweep_seed == (1 if name in HELDOUT2_SWEEPS else 0)  # new rewards
+        new = 1 if name in HELDOUT2_SWEEPS else 2 if name in HELDOUT3_SWEEPS else 0
+        assert spec.sweep_seed == new  # new rewards
         labels = [p.label for p in spec.policies]
         preset = {"imdb": "imdb", "concave": "concave", "concave-v2": "concave"}
         if name in MAIN_SWEEPS or name.startswith("ltf-noise"):

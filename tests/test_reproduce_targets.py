@@ -29,6 +29,8 @@ from risingbandits.reproduce.settings import (
     FULL,
     HELDOUT2_SWEEPS,
     HELDOUT2_SYNTHETIC,
+    HELDOUT3_SWEEPS,
+    HELDOUT3_SYNTHETIC,
     HELDOUT_FAMILIES,
     HELDOUT_NAME,
     HELDOUT_POLICY,
@@ -48,12 +50,19 @@ HELDOUT_HEADING = f"Held-out evaluation of {HELDOUT_NAME}, the default policy"
 HELDOUT2_HEADING = (
     f"Second held-out set: {HELDOUT_NAME} on instances made after the first set was read"
 )
+HELDOUT3_HEADING = (
+    f"Third held-out set: {HELDOUT_NAME} on instances made after the second set was read"
+)
 SETS = (
     ("heldout", HELDOUT_HEADING, HELDOUT_SWEEPS),
     ("heldout2", HELDOUT2_HEADING, HELDOUT2_SWEEPS),
+    ("heldout3", HELDOUT3_HEADING, HELDOUT3_SWEEPS),
 )
 """Each held-out set: its ``report.json`` key, its heading, its stores."""
-SYNTHETIC = (*HELDOUT_SYNTHETIC, *HELDOUT2_SYNTHETIC)
+SYNTHETIC = (*HELDOUT_SYNTHETIC, *HELDOUT2_SYNTHETIC, *HELDOUT3_SYNTHETIC)
+LATER = {"heldout2": (2, 1, 1), "heldout3": (3, 2, 2)}
+"""The later held-out sets: (generator seed of the synthetic families, of lcdb-v1 and live-v1's
+candidates, sweep seed)."""
 PRESETS = {
     "select-imdb": "imdb",
     "select-imdb29": "imdb",
@@ -111,27 +120,37 @@ def test_targets_share_the_imdb_and_lcdb_stores_and_come_last_in_all() -> None:
         *HELDOUT_SYNTHETIC,
         *(f"select-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
     }
-    assert TARGETS["heldout2"] == HELDOUT2_SWEEPS
-    assert set(HELDOUT2_SWEEPS) == {
-        *HELDOUT2_SYNTHETIC,
-        *(f"heldout2-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
-    }
-    added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC) + len(HELDOUT2_SWEEPS)
-    assert set(TARGETS["all"][-added:]) == {*SELECT_SWEEPS, *HELDOUT_SYNTHETIC, *HELDOUT2_SWEEPS}
+    for key, stores, synthetic in (
+        ("heldout2", HELDOUT2_SWEEPS, HELDOUT2_SYNTHETIC),
+        ("heldout3", HELDOUT3_SWEEPS, HELDOUT3_SYNTHETIC),
+    ):
+        assert TARGETS[key] == stores
+        assert set(stores) == {
+            *synthetic,
+            *(f"{key}-{s}{a}" for s in ("imdb", "lcdb", "live") for a in ("", "-arm")),
+        }
+    later = (*HELDOUT2_SWEEPS, *HELDOUT3_SWEEPS)
+    added = len(SELECT_SWEEPS) + len(HELDOUT_SYNTHETIC) + len(later)
+    assert set(TARGETS["all"][-added:]) == {*SELECT_SWEEPS, *HELDOUT_SYNTHETIC, *later}
 
 
 @pytest.mark.parametrize("size", [FULL, QUICK], ids=lambda s: s.name)
-def test_the_second_held_out_set_is_new_to_every_earlier_reading(size: Size) -> None:
-    """Generator seed 2 of the synthetic families, other candidates (generator seed 1) on the
-    test tasks of lcdb-v1 and live-v1, new rewards (sweep seed 1) everywhere; otherwise the
-    first set's spec line for line (every policy, its presets, budgets and runs)."""
+@pytest.mark.parametrize("key", LATER)
+def test_a_later_held_out_set_is_new_to_every_earlier_reading(size: Size, key: str) -> None:
+    """The second set: generator seed 2 of the synthetic families, other candidates (generator
+    seed 1) on the test tasks of lcdb-v1 and live-v1, new rewards (sweep seed 1) everywhere; the
+    third: seeds 3, 2 and 2. Otherwise the first set's spec line for line (every policy, its
+    presets, budgets and runs)."""
     defs = sweeps(size)
-    for name in HELDOUT2_SWEEPS:
-        synthetic = name in HELDOUT2_SYNTHETIC
-        first = defs[name.replace("heldout2-", "heldout-" if synthetic else "select-")]
-        seeds = (1, 2) if synthetic else (0, 0) if "imdb" in name else (0, 1)
+    seed, draw, sweep = LATER[key]
+    for name in TARGETS[key]:
+        synthetic = name.removeprefix(f"{key}-") in {
+            s.removeprefix("heldout-") for s in HELDOUT_SYNTHETIC
+        }
+        first = defs[name.replace(f"{key}-", "heldout-" if synthetic else "select-")]
+        seeds = (1, seed) if synthetic else (0, 0) if "imdb" in name else (0, draw)
         old = first.spec_text(size).split("\n", 2)[2]  # after the comment and the description
-        want = old.replace("sweep_seed = 0", "sweep_seed = 1").replace(
+        want = old.replace("sweep_seed = 0", f"sweep_seed = {sweep}").replace(
             f"generator_seed = {seeds[0]}", f"generator_seed = {seeds[1]}"
         )
         assert defs[name].spec_text(size).split("\n", 2)[2] == want, name
@@ -141,7 +160,7 @@ def test_the_second_held_out_set_is_new_to_every_earlier_reading(size: Size) -> 
         except SpecError as exc:  # live-v1 is recorded on demand (a fresh machine has none)
             assert defs[name].optional and "live-v1 is not built" in str(exc), name
             continue
-        assert [p.label for p in spec.policies] == list(EVERY) and spec.sweep_seed == 1
+        assert [p.label for p in spec.policies] == list(EVERY) and spec.sweep_seed == sweep
         src = spec.model.instances[0]
         assert src.generator_seed == seeds[1]
         assert src.params == ({} if synthetic or "imdb" in name else {"split": "test"})
@@ -331,8 +350,7 @@ def test_heldout_verdicts_agree_with_the_means(
 def test_heldout_rows_come_from_held_out_instances_only(
     reproduction_quick: Path, key: str, heading: str, names: tuple[str, ...]
 ) -> None:
-    seed = 2 if key == "heldout2" else 1  # of the synthetic families
-    draw = seed - 1  # of lcdb-v1 and live-v1
+    seed, draw, sweep = LATER.get(key, (1, 0, 0))  # synthetic families, lcdb/live, rewards
     dev = set(instance_ids("lcdb-v1", 71, draw, split="dev"))
     test = set(instance_ids("lcdb-v1", 70, draw, split="test"))
     for name in made(reproduction_quick, names):
@@ -349,7 +367,7 @@ def test_heldout_rows_come_from_held_out_instances_only(
     assert f"generator seed {seed}" in text and "split test" in text
     assert "docs/hace-ucb-tuning.md" in text
     drawn = f"lcdb-v1, generator seed {draw}, split test" if draw else "lcdb-v1, split test"
-    assert drawn in text and ("(sweep seed 1)" in text) == (key == "heldout2")
+    assert drawn in text and (f"(sweep seed {sweep})" in text) == (key in LATER)
 
 
 def test_heldout_reuses_the_model_selection_stores(reproduction_quick: Path) -> None:

@@ -77,7 +77,8 @@ def reproduce(
 ) -> None:
     """Reproduce the paper: intro (Fig. 1), ltf (Fig. 4), concave (Fig. 5), imdb (Figs. 6-7),
     sensitivity, robustness, theory; beyond it: modelselection (every policy on IMDB and LCDB,
-    which to use per budget), heldout and heldout2 (the default policy on two held-out sets),
+    which to use per budget), heldout, heldout2 and heldout3 (the default policy on three held-out
+    sets),
     peers (Optuna's pruners), deadlines (budgets in time); or all. Resumable, with report.md and
     a self-contained report.html."""
     if curves is not None:

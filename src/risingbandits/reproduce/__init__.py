@@ -6,7 +6,7 @@
   Markdown + self-contained HTML (:mod:`.document`);
 * :mod:`.leads`: beyond the paper, the rules of the model-selection recommendation and of the
   held-out verdicts on the default policy (targets ``modelselection``, ``heldout`` and
-  ``heldout2``).
+  ``heldout2``, ``heldout3``).
 """
 
 from risingbandits.reproduce.claims import CLAIMS, VERDICTS, ClaimResult

@@ -5,8 +5,9 @@ W workers and a deadline (:func:`risingbandits.simulate_budget.simulate_budget`)
 Grid: W in :data:`WORKERS`; deadlines D_m at which the W workers can give every candidate m steps
 (:func:`deadline_for`), m in :data:`STEPS` and the full table (every candidate its whole curve).
 Test beds: the lcdb-v1 and live-v1 *test* splits (never used to choose anything), with the
-candidates of generator seed 0 (the first held-out set) and of :data:`DRAWS`' other seed (the
-second held-out set: other candidates on the same tasks, as in ``reproduce heldout2``); the dev
+candidates of generator seed 0 (the first held-out set) and of :data:`DRAWS`' other seeds (the
+second and third held-out sets: other candidates on the same tasks, as in ``reproduce heldout2``
+and ``heldout3``); the dev
 splits are what ``tuning/deadlines_dev.py`` looks at. One task is one instance; its rows are
 kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written atomically), so a
 reproduction resumes where it stopped.
@@ -25,7 +26,7 @@ from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.families import family_instance, family_size, full_horizons
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.policies import Policy, make_policy
-from risingbandits.reproduce.settings import HELDOUT2_DRAW, Size
+from risingbandits.reproduce.settings import HELDOUT2_DRAW, HELDOUT3_DRAW, Size
 from risingbandits.reproduce.task_rows import compute_tasks, read_task
 from risingbandits.simulate_budget import budget_capacity, cumulative_costs, simulate_budget
 
@@ -35,8 +36,9 @@ STEPS = (4, 16, 64, 256)
 FULL = 0
 """The ``steps`` of the deadline at which every candidate can make its whole table."""
 FORMAT = "risingbandits-deadlines-1"
-DRAWS = (0, HELDOUT2_DRAW)
-"""Generator seeds of the test beds' candidates: the first held-out set's, the second's."""
+DRAWS = (0, HELDOUT2_DRAW, HELDOUT3_DRAW)
+"""Generator seeds of the test beds' candidates: the first held-out set's, the second's, the
+third's."""
 COUNTING = f"{DEFAULT_POLICY} (counting pulls)"
 
 

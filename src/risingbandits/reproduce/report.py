@@ -30,7 +30,11 @@ from risingbandits.reproduce.robustness import assess
 from risingbandits.reproduce.sections.common import Context
 from risingbandits.reproduce.sections.deadlines import deadlines_section
 from risingbandits.reproduce.sections.explain import explain_sections
-from risingbandits.reproduce.sections.heldout import heldout2_section, heldout_section
+from risingbandits.reproduce.sections.heldout import (
+    heldout2_section,
+    heldout3_section,
+    heldout_section,
+)
 from risingbandits.reproduce.sections.modelselection import selection_section
 from risingbandits.reproduce.sections.paper import (
     bound_params,
@@ -180,9 +184,10 @@ def build(
     selection, selection_json = selection_section(ctx)
     heldout, heldout_json = heldout_section(ctx)
     heldout2, heldout2_json = heldout2_section(ctx)
+    heldout3, heldout3_json = heldout3_section(ctx)
     peers, peers_json = peers_section(ctx, out)
     deadlines, deadlines_json = deadlines_section(ctx, out)
-    body += selection + heldout + heldout2 + peers + deadlines
+    body += selection + heldout + heldout2 + heldout3 + peers + deadlines
     claims = judge_all(ev)
     rob = assess(ev, claims, stores, ctx.results)
     v2_claims = rob.rejudged("concave-v2")
@@ -214,6 +219,8 @@ def build(
         payload["heldout"] = heldout_json
     if heldout2_json:
         payload["heldout2"] = heldout2_json
+    if heldout3_json:
+        payload["heldout3"] = heldout3_json
     if peers_json:
         payload["peers"] = peers_json
     if deadlines_json:

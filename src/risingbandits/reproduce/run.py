@@ -129,8 +129,8 @@ def reproduce(
 ) -> ReproduceResult:
     """Run ``target`` (one of :data:`~risingbandits.reproduce.settings.TARGETS`: ``intro``,
     ``ltf``, ``concave``, ``imdb``, ``sensitivity``, ``robustness``, ``theory``,
-    ``modelselection``, ``heldout``, ``heldout2``, ``peers``, ``deadlines`` or ``all``) into
-    ``out`` and write the report of every finished store there.
+    ``modelselection``, ``heldout``, ``heldout2``, ``heldout3``, ``peers``, ``deadlines`` or
+    ``all``) into ``out`` and write the report of every finished store there.
 
     ``report_only`` runs nothing and only rewrites the figures and the report from the stores;
     ``overwrite`` allows replacing the report of another run (another size or other specs).

@@ -324,6 +324,7 @@ def sweeps(size: Size) -> dict[str, SweepDef]:
         )
     )
     defs += selection_sweeps(size) + heldout_sweeps(size) + heldout2_sweeps(size)
+    defs += heldout3_sweeps(size)
     for setting in VARIANT_SETTINGS:
         main = next(d for d in defs if d.name == setting)
         preset = main.policies[0].preset
@@ -422,6 +423,13 @@ first set's draw)."""
 HELDOUT2_SWEEP_SEED = 1
 """Sweep seed (the rewards) of the second held-out set: on IMDB, whose only curves outside
 development are the paper's 7, the second set is the same 7 curves with new Bernoulli rewards."""
+HELDOUT3_SEED = 3
+"""Generator seed of the third held-out set's synthetic instances (made once the second set
+had been read twice for decisions; tuning log step 19)."""
+HELDOUT3_DRAW = 2
+"""Generator seed of the third held-out set's lcdb-v1 and live-v1 candidates (test tasks)."""
+HELDOUT3_SWEEP_SEED = 2
+"""Sweep seed of the third held-out set (on IMDB: the paper's 7 curves, new rewards again)."""
 
 
 def synthetic_heldout(size: Size, prefix: str, seed: int, sweep_seed: int) -> list[SweepDef]:
@@ -458,13 +466,25 @@ def heldout_sweeps(size: Size) -> list[SweepDef]:
     return synthetic_heldout(size, "heldout", HELDOUT_SEED, SWEEP_SEED)
 
 
-def heldout2_sweeps(size: Size) -> list[SweepDef]:
-    """The second held-out set (issue 21), every sweep its own: generator seed
-    :data:`HELDOUT2_SEED` of the synthetic families, :data:`HELDOUT2_DRAW` of lcdb-v1 and
-    live-v1 (test splits), sweep seed :data:`HELDOUT2_SWEEP_SEED`."""
-    return synthetic_heldout(size, "heldout2", HELDOUT2_SEED, HELDOUT2_SWEEP_SEED) + real_sweeps(
-        size, "heldout2", "held-out", HELDOUT2_DRAW, HELDOUT2_SWEEP_SEED
+def later_heldout(size: Size, prefix: str, seed: int, draw: int, sweep_seed: int) -> list[SweepDef]:
+    """A held-out set made after the first (issue 21), every sweep its own: generator seed
+    ``seed`` of the synthetic families, ``draw`` of lcdb-v1 and live-v1 (test splits), sweep
+    seed ``sweep_seed`` (stores ``<prefix>-<setting>[-arm]``)."""
+    return synthetic_heldout(size, prefix, seed, sweep_seed) + real_sweeps(
+        size, prefix, "held-out", draw, sweep_seed
     )
+
+
+def heldout2_sweeps(size: Size) -> list[SweepDef]:
+    """The second held-out set: :data:`HELDOUT2_SEED`, :data:`HELDOUT2_DRAW`,
+    :data:`HELDOUT2_SWEEP_SEED`."""
+    return later_heldout(size, "heldout2", HELDOUT2_SEED, HELDOUT2_DRAW, HELDOUT2_SWEEP_SEED)
+
+
+def heldout3_sweeps(size: Size) -> list[SweepDef]:
+    """The third held-out set: :data:`HELDOUT3_SEED`, :data:`HELDOUT3_DRAW`,
+    :data:`HELDOUT3_SWEEP_SEED`."""
+    return later_heldout(size, "heldout3", HELDOUT3_SEED, HELDOUT3_DRAW, HELDOUT3_SWEEP_SEED)
 
 
 def variant_store(setting: str) -> str:
@@ -491,9 +511,20 @@ SELECT_SWEEPS = (
     "select-live-arm",
 )
 HELDOUT_SYNTHETIC = tuple(f"heldout-{key}{arm}" for key in HELDOUT_FAMILIES for arm in ("", "-arm"))
-HELDOUT2_SYNTHETIC = tuple(
-    f"heldout2-{key}{arm}" for key in HELDOUT_FAMILIES for arm in ("", "-arm")
-)
+
+
+def later_stores(prefix: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(synthetic stores, every store) of the held-out set ``prefix`` (:func:`later_heldout`),
+    in the order of the first set's."""
+    synthetic = tuple(f"{prefix}-{key}{arm}" for key in HELDOUT_FAMILIES for arm in ("", "-arm"))
+    real = (f"{prefix}-{key}{arm}" for arm in ("", "-arm") for key in ("imdb", "lcdb", "live"))
+    return synthetic, (*synthetic, *real)
+
+
+HELDOUT2_SYNTHETIC, HELDOUT2_SWEEPS = later_stores("heldout2")
+"""The second held-out set's stores (:func:`heldout2_sweeps`): synthetic ones, all."""
+HELDOUT3_SYNTHETIC, HELDOUT3_SWEEPS = later_stores("heldout3")
+"""The third held-out set's stores (:func:`heldout3_sweeps`)."""
 HELDOUT_SWEEPS = (
     *HELDOUT_SYNTHETIC,
     "select-imdb",
@@ -505,11 +536,6 @@ HELDOUT_SWEEPS = (
 )
 """The held-out evaluation's stores: the synthetic ones and those it shares with model
 selection (IMDB with the paper's 7 learners, lcdb-v1 test)."""
-HELDOUT2_SWEEPS = (
-    *HELDOUT2_SYNTHETIC,
-    *(f"heldout2-{key}{arm}" for arm in ("", "-arm") for key in ("imdb", "lcdb", "live")),
-)
-"""The second held-out set's stores (:func:`heldout2_sweeps`), in the order of the first's."""
 TARGETS: dict[str, tuple[str, ...]] = {
     "intro": ("intro",),
     "ltf": ("ltf",),
@@ -521,6 +547,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "modelselection": SELECT_SWEEPS,
     "heldout": HELDOUT_SWEEPS,
     "heldout2": HELDOUT2_SWEEPS,
+    "heldout3": HELDOUT3_SWEEPS,
     "peers": (),
     "deadlines": (),
     "all": (
@@ -530,6 +557,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
         *SELECT_SWEEPS,
         *HELDOUT_SYNTHETIC,
         *HELDOUT2_SWEEPS,
+        *HELDOUT3_SWEEPS,
     ),
 }
 """The sweeps each ``reproduce`` target runs (``sensitivity`` and ``robustness`` need the main

@@ -176,9 +176,9 @@ def bed_blocks(ctx: Context, found: Found, level: int) -> list[Block]:
 
 def deadlines_section(ctx: Context, out: Path) -> tuple[list[Block], dict[str, Any]]:
     """The section and its ``report.json`` entry (empty when no deadline run was kept): the
-    test beds with the first held-out set's candidates, then with the second set's
+    test beds with the first held-out set's candidates, then with the second and third sets'
     (:data:`~risingbandits.reproduce.deadlines.DRAWS`)."""
-    first, second = (found_beds(ctx, out, draw) for draw in DRAWS)
+    first, second, third = (found_beds(ctx, out, draw) for draw in DRAWS)
     if not first:
         return [], {}
     met, total = tally(first)
@@ -210,21 +210,23 @@ def deadlines_section(ctx: Context, out: Path) -> tuple[list[Block], dict[str, A
         "goal_met_cells": met,
         "cells": total,
     }
-    if second:
-        met2, total2 = tally(second)
+    for number, word, later in ((2, "second", second), (3, "third", third)):
+        if not later:
+            continue
+        met_n, total_n = tally(later)
         blocks += [
-            Heading(3, "The second held-out set: other candidates on the same test tasks"),
+            Heading(3, f"The {word} held-out set: other candidates on the same test tasks"),
             Para(
-                "The same grid and methods on the candidates of the second held-out set (the "
-                "test tasks with other candidates drawn, generator seed "
-                f"{second[0][0].draw}, as in `reproduce heldout2`), computed after the rules of "
-                f"the default were fixed. Goal met in {met2} of {total2} cells."
+                f"The same grid and methods on the candidates of the {word} held-out "
+                "set (the test tasks with other candidates drawn, generator seed "
+                f"{later[0][0].draw}, as in `reproduce heldout{number}`), computed after the "
+                f"rules of the default were fixed. Goal met in {met_n} of {total_n} cells."
             ),
-            *bed_blocks(ctx, second, 4),
+            *bed_blocks(ctx, later, 4),
         ]
-        payload["heldout2"] = {
-            "rows": [x for bed, rows in second for x in bed_json(bed.name, rows)],
-            "goal_met_cells": met2,
-            "cells": total2,
+        payload[f"heldout{number}"] = {
+            "rows": [x for bed, rows in later for x in bed_json(bed.name, rows)],
+            "goal_met_cells": met_n,
+            "cells": total_n,
         }
     return blocks, payload

@@ -1,9 +1,9 @@
-"""The report's sections "Held-out evaluation of the default policy" and "Second held-out set"
-(issues 13 and 21): every policy on instances never used while the default (HACE-UCB) was
-developed, and issue 21's two criteria checked cell by cell by the rules of
+"""The report's sections "Held-out evaluation of the default policy", "Second held-out set" and
+"Third held-out set" (issues 13 and 21): every policy on instances never used while the default
+(HACE-UCB) was developed, and issue 21's two criteria checked cell by cell by the rules of
 :mod:`risingbandits.reproduce.leads`. The second set was made once the first had been read for
 four rules (a fifth reading would be tuning on it): its instances are new to every rule frozen
-since."""
+since; the third, once the second had been read twice for decisions."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from risingbandits.reproduce.sections.modelselection import budget_field
 from risingbandits.reproduce.settings import (
     HELDOUT2_SWEEPS,
     HELDOUT2_SYNTHETIC,
+    HELDOUT3_SWEEPS,
+    HELDOUT3_SYNTHETIC,
     HELDOUT_NAME,
     HELDOUT_POLICY,
     HELDOUT_SWEEPS,
@@ -50,16 +52,24 @@ TITLES = {
     "select-imdb-arm": "IMDB, 7 learners, per candidate",
     "select-lcdb-arm": "LCDB test, per candidate",
     "select-live-arm": "live-v1 test, per candidate",
-    **{f"heldout2-{k.removeprefix('heldout-')}": v for k, v in _SYNTHETIC_TITLES.items()},
-    "heldout2-imdb": "IMDB, 7 learners, new rewards",
-    "heldout2-lcdb": "LCDB test, new candidates",
-    "heldout2-live": "live-v1 test, new candidates",
-    "heldout2-imdb-arm": "IMDB, 7 learners, new rewards, per candidate",
-    "heldout2-lcdb-arm": "LCDB test, new candidates, per candidate",
-    "heldout2-live-arm": "live-v1 test, new candidates, per candidate",
+    **{
+        f"{prefix}-{k.removeprefix('heldout-')}": v
+        for prefix in ("heldout2", "heldout3")
+        for k, v in _SYNTHETIC_TITLES.items()
+    },
+    **{
+        f"{prefix}-{key}{arm}": f"{title}{per}"
+        for prefix in ("heldout2", "heldout3")
+        for key, title in (
+            ("imdb", "IMDB, 7 learners, new rewards"),
+            ("lcdb", "LCDB test, new candidates"),
+            ("live", "live-v1 test, new candidates"),
+        )
+        for arm, per in (("", ""), ("-arm", ", per candidate"))
+    },
 }
 TUNING = "docs/hace-ucb-tuning.md"
-SYNTHETIC = frozenset(HELDOUT_SYNTHETIC + HELDOUT2_SYNTHETIC)
+SYNTHETIC = frozenset(HELDOUT_SYNTHETIC + HELDOUT2_SYNTHETIC + HELDOUT3_SYNTHETIC)
 """The stores of synthetic families, where criterion (b), the regret, is judged."""
 
 
@@ -228,6 +238,21 @@ SECOND = HeldoutSet(
 )
 
 
+THIRD = HeldoutSet(
+    "heldout3",
+    HELDOUT3_SWEEPS,
+    f"Third held-out set: {HELDOUT_NAME} on instances made after the second set was read",
+    (
+        "The second set was read twice for decisions (steps 13 and 17 of the tuning log, "
+        f"`{TUNING}`), so the rule of step 19 is judged here, by a decision rule written in "
+        "the log before this set was first computed: **generator seed 3** of ltf-v1, "
+        "concave-v1 and concave-v2; the **test** tasks of lcdb-v1 and live-v1 with candidates "
+        "drawn with **generator seed 2**; the paper's 7 IMDB curves with rewards of **sweep "
+        "seed 2**. Policies, presets, budgets and criteria are those of the first set."
+    ),
+)
+
+
 def heldout_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
     """The first set's section and its ``report.json`` entry (empty when no store of it is
     done)."""
@@ -237,6 +262,11 @@ def heldout_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
 def heldout2_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
     """The second set's section and its ``report.json`` entry (empty when none is done)."""
     return section(ctx, SECOND)
+
+
+def heldout3_section(ctx: Context) -> tuple[list[Block], dict[str, Any]]:
+    """The third set's section and its ``report.json`` entry (empty when none is done)."""
+    return section(ctx, THIRD)
 
 
 def section(ctx: Context, held: HeldoutSet) -> tuple[list[Block], dict[str, Any]]:
