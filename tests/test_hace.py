@@ -4,7 +4,6 @@ for arm; the online selector's default is HACE-UCB."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -20,11 +19,9 @@ from risingbandits.policies.rising.hace import (
     LANES,
     UNIT,
     hace_schedule,
-    late_schedule,
     round_goal,
     warmup_w_min,
 )
-from risingbandits.seeding import reward_key
 
 
 def instances() -> list[rb.RisingInstance]:
@@ -195,72 +192,3 @@ def test_a_new_budget_replans_the_rounds_in_cost_too() -> None:
     np.testing.assert_array_equal(moved.full, fresh.full)
     np.testing.assert_array_equal(moved.targets, fresh.targets)
     assert moved.hist.counts.tolist() == [3] * 8
-
-
-def noisy_and_smooth(per_arm: int) -> tuple[rb.RisingInstance, rb.RisingInstance]:
-    """The same four rising curves with Bernoulli rewards (sigma about 0.4) and with Gaussian
-    noise 0.1."""
-    n = np.arange(1, 4 * per_arm + 1)
-    caps = (0.8, 0.75, 0.7, 0.6)
-    table = np.vstack([c * (1 - 0.3 / np.sqrt(n)) for c in caps])
-    noisy = rb.from_means(table, rb.Noise("bernoulli"))
-    smooth = rb.from_means(table, rb.Noise("gaussian", 0.1))
-    return noisy, smooth
-
-
-def test_a_noisy_run_at_a_long_budget_turns_to_halving_after_the_warm_up() -> None:
-    """T / K = 300 >= halve_noisy_from = 200: ACE-UCB's choices up to the end of its warm-up
-    (2 w_min K = 128 pulls; not 32 each: an arm whose index is capped at the top ties with the
-    young ones), then, with Bernoulli rewards (sigma_hat >= 0.25), the halving rounds of the
-    rest on half of it: round robin, fewest pulls first, arms eliminated, the last survivor
-    trained on the reserve. With Gaussian noise 0.1, or below the threshold, the
-    run is the default's, arm for arm."""
-    noisy, smooth = noisy_and_smooth(300)
-    horizon = 4 * 300
-    late = make_policy("hace-ucb", halve_noisy_from=200)
-    assert late_schedule(4, horizon, 16, 0.5) == ([32 + 67, 32 + 201], [2, 1], 129)
-    run = rb.simulate(noisy, late, horizon, 4, record_arms=True)
-    plain = rb.simulate(noisy, "hace-ucb", horizon, 4, record_arms=True)
-    assert run.arms is not None and plain.arms is not None
-    np.testing.assert_array_equal(run.arms[:, :128], plain.arms[:, :128])
-    assert not np.array_equal(run.arms, plain.arms)
-    for arms, rec in zip(run.arms, run.recommended, strict=True):
-        first = np.bincount(arms[: 4 * 99], minlength=4)
-        assert first.tolist() == [99] * 4  # round 1: up to 32 + 67 each
-        kept = set(arms[4 * 99 :].tolist())
-        assert len(kept) <= 2 and rec in kept
-        assert np.bincount(arms, minlength=4)[rec] >= 99 + 134 + 536  # the reserve (or more:
-        # the hand-over once the leader is clear)
-    for inst, policy in ((smooth, late), (noisy, make_policy("hace-ucb", halve_noisy_from=400))):
-        same = rb.simulate(inst, policy, horizon, 4, record_arms=True)
-        default = rb.simulate(inst, "hace-ucb", horizon, 4, record_arms=True)
-        np.testing.assert_array_equal(same.arms, default.arms)
-
-
-def test_the_late_rounds_survive_a_checkpoint() -> None:
-    """Saved in the middle of its late rounds and restored, a run makes the choices of the run
-    that was not interrupted."""
-    noisy, _ = noisy_and_smooth(300)
-    horizon = 4 * 300
-    key = reward_key(3)
-
-    def drive(policy: rb.Policy, steps: range, counts: np.ndarray, arms: list[int]) -> None:
-        for _ in steps:
-            arm = policy.select()
-            counts[arm] += 1
-            arms.append(arm)
-            policy.update(arm, noisy.reward(key, arm, int(counts[arm])))
-
-    whole = make_policy("hace-ucb", halve_noisy_from=200)
-    whole.reset(4, horizon, seed=5)
-    counts, straight = np.zeros(4, np.int64), []
-    drive(whole, range(horizon), counts, straight)
-    first = make_policy("hace-ucb", halve_noisy_from=200)
-    first.reset(4, horizon, seed=5)
-    counts, resumed = np.zeros(4, np.int64), []
-    drive(first, range(200), counts, resumed)
-    saved = json.loads(json.dumps(first.state_dict()))
-    second = make_policy("hace-ucb", halve_noisy_from=200).load_state_dict(saved)
-    drive(second, range(200, horizon), counts, resumed)
-    assert resumed == straight
-    assert len(set(straight[-300:])) <= 2  # halving happened

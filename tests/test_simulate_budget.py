@@ -143,17 +143,3 @@ def test_simulate_takes_a_horizon_or_a_budget() -> None:
         rb.simulate(COSTLY, "ucb1")
     res = rb.simulate(COSTLY, "ucb1", budget=50.0, workers=2, budget_kind="total")
     assert isinstance(res, rb.BudgetResult) and res.workers == 2
-
-
-def test_one_worker_unit_costs_is_the_pull_simulator_in_hace_ucbs_late_rounds() -> None:
-    """HACE-UCB's late halving rounds (a noisy run, T / K >= halve_noisy_from) count pulls
-    under a budget in cost too: with one worker and unit costs, the pull simulator's choices."""
-    n = np.arange(1, 1201)
-    table = np.vstack([c * (1 - 0.3 / np.sqrt(n)) for c in (0.8, 0.75, 0.7, 0.6)])
-    noisy = rb.from_means(table, rb.Noise("bernoulli"))
-    policy = rb.make_policy("hace-ucb", halve_noisy_from=200)
-    for budget in (900, 1200):
-        pulled = rb.simulate(noisy, policy, budget, 4)
-        timed = rb.simulate(noisy, policy, budget=budget, seeds=4)
-        np.testing.assert_array_equal(timed.pulls, pulled.pulls)
-        assert not np.array_equal(pulled.pulls, rb.simulate(noisy, "hace-ucb", budget, 4).pulls)

@@ -34,12 +34,6 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 * **Then ACE-UCB** on the survivors with the budget left (its index with the remaining horizon
   T - t + 1; :func:`~risingbandits.policies.rising.ace.ace_index` restricted to them; its
   round-robin start only when no round was run).
-* **Late rounds in a noisy run** (:func:`begin_rounds`, :func:`late_schedule`): with T / K >=
-  ``halve_noisy_from`` ACE-UCB runs from the start, and at the end of its warm-up (t = 2 w_min K)
-  the noise estimate decides: from sigma_hat >= :data:`NOISY` = 0.25 the halving rounds of the
-  rest of the budget follow (on (1 - ``reserve``) of it, with the same hand-over), else it goes
-  on as ACE-UCB, arm for arm. On Bernoulli rewards at long budgets ACE-UCB locks in early on
-  an arm that is seldom the best at T (``docs/hace-ucb-tuning.md``, steps 14, 16 and 20).
 * **Recommendation**: during the rounds the survivor with the best statistic; then ACE-UCB's,
   the survivor with the highest level (mean of its last w rewards). Correcting the level for
   its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
@@ -59,8 +53,6 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   before each round (:func:`enough_for_index`);
 * ACE-UCB's commit value of an arm is averaged over the pulls *that arm* can still make by the
   deadline at its own cost, not over T - t + 1, and only arms a worker may start are ranked;
-* the late rounds of a noisy run count pulls, as without a plan (with one worker and unit
-  costs, the same choices);
 * the deployed model is the survivor with the best halving statistic (with several workers,
   many candidates end with similar training and the level, a mean over the last half of the
   pulls, lags: ``docs/deadlines-tuning.md``).
@@ -93,12 +85,7 @@ from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
 from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
-from risingbandits.policies.machinery.noise_level import (
-    PRIOR_SIGMA,
-    NoiseLevel,
-    noise_sigma,
-    noise_sigma_upper,
-)
+from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_sigma_upper
 from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
@@ -143,14 +130,6 @@ class HaceState(NamedTuple):
     # targets of the schedule on (1 - reserve) T
     index_from: int
     clear_by: float
-    rounds_at: int  # t at which the rounds begin (1: a small budget's; > 1: the late rounds, if
-    # the run is noisy; 0: none)
-    late_begun: np.ndarray  # [1 once the late rounds began, else 0]
-
-
-NOISY = PRIOR_SIGMA
-"""Noise level (0.25, half the bound of a [0, 1] score) from which a run at a long budget is
-noisy enough for the late halving rounds (:func:`late_rounds`)."""
 
 
 # Rows of HaceState.plan and entries of HaceState.budget
@@ -182,19 +161,6 @@ def cut_schedule(
     return targets, keep
 
 
-def late_schedule(
-    n_arms: int, horizon: int, w_min: int, reserve: float
-) -> tuple[list[int], list[int], int]:
-    """(targets, keep, t of the check) of the late halving rounds (:func:`late_rounds`): ACE-UCB's
-    warm-up gives every arm 2 w_min pulls by t = 2 w_min K; the rounds of the rest,
-    T - 2 w_min K, planned like the others on (1 - ``reserve``) of it, are counted on top."""
-    base = 2 * w_min
-    targets, keep = halving_schedule(
-        n_arms, rounds_horizon(n_arms, horizon - base * n_arms, reserve), 2
-    )
-    return [base + x for x in targets], keep, base * n_arms + 1
-
-
 def rounds_horizon(n_arms: int, horizon: int, reserve: float) -> int:
     """The budget the halving rounds are planned on: floor((1 - reserve) T), at least K."""
     return max(n_arms, int((1.0 - reserve) * horizon))
@@ -211,31 +177,15 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     if state.budget[PLANNED] > 0:
         return select_in_cost(state, t, rng)
     rounds = state.targets.shape[0]
-    if t == state.rounds_at:  # t = 1 with rounds, or the end of the warm-up at a long budget
-        begin_rounds(state, rng)
+    if t == 1 and rounds > 0:  # key the generator of elimination ties from the policy's own
+        state.ties[0] = rng_next(rng)  # (without rounds, ACE-UCB's draws stay untouched)
+        state.ties[1] = 0
     if state.phase[0] < rounds and state.clear_by > 0 and leader_clear(state):
         state.phase[0] = rounds  # the leader is clear: hand over to the index
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
         return show_forced(state.scores, state.terms, arm)
     return ace_index(state, t, rng, state.active)
-
-
-@called_helper
-def begin_rounds(state: HaceState, rng: np.ndarray) -> None:
-    """At the round ``rounds_at``: the halving rounds begin, and the generator of elimination
-    ties is keyed from the policy's own (a run without rounds draws nothing: ACE-UCB's draws
-    stay untouched). At t = 1 the rounds of a small budget; at the end of ACE-UCB's warm-up
-    in a run of T / K >= ``halve_noisy_from``, the late rounds of the rest of the budget (their
-    schedule ready in ``targets``, the phase parked at its end until now), only if the noise
-    estimate is at least :data:`NOISY`."""
-    if state.phase[0] == state.targets.shape[0]:  # the late rounds
-        if noise_sigma(state.noise) < NOISY:
-            return
-        state.phase[0] = 0
-        state.late_begun[0] = 1
-    state.ties[0] = rng_next(rng)
-    state.ties[1] = 0
 
 
 @helper
@@ -253,12 +203,6 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     if r < rounds and state.clear_by > 0 and leader_clear(state):
         r = rounds  # the leader is clear: hand over to the index
         state.budget[ROUND] = r
-    if t == state.rounds_at and t > 1 and r >= rounds:  # a noisy run's late rounds, in pulls
-        begin_rounds(state, rng)
-    late = state.phase[0] < state.targets.shape[0]
-    if late and state.clear_by > 0 and leader_clear(state):
-        state.phase[0] = state.targets.shape[0]
-        late = False
     goal = round_goal(state, min(r, rounds - 1))
     plan = state.plan
     found = False
@@ -269,9 +213,6 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     arm = -1
     if found and r < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
-        arm = show_forced(state.scores, state.terms, arm)
-    elif found and late:  # a late round counts pulls, as without a plan
-        arm = lowest_active(plan[USABLE], state.hist.counts, rng, True)
         arm = show_forced(state.scores, state.terms, arm)
     elif found:
         arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
@@ -386,17 +327,9 @@ def schedule_in_cost_from_fresh(fresh: HaceState, old: HaceState, plan: ArmPlan)
     """Transplant rule (a changed budget or set of candidates): Successive Halving's whole
     schedule, which the rounds in cost follow, is re-derived for the new K and T like the
     rounds in pulls (:func:`~risingbandits.policies.budget.phases.schedule_from_fresh`); the
-    current round goes on under it. The late rounds (:func:`late_rounds`) go on likewise once
-    begun; a run whose check has not begun them stays ACE-UCB until the new run's check (if
-    its round is still ahead)."""
+    current round goes on under it."""
     full = fresh.full.copy()
-    state = schedule_from_fresh(fresh, old, plan)._replace(full=full)
-    late = fresh.rounds_at > 1  # the new run has late rounds
-    begun = late and old.late_begun[0] == 1
-    state.late_begun[0] = 1 if begun else 0
-    if late and not begun:
-        state.phase[0] = state.targets.shape[0]
-    return state
+    return schedule_from_fresh(fresh, old, plan)._replace(full=full)
 
 
 register_kernel(HaceState, _select, _update, _recommend)
@@ -431,8 +364,6 @@ class HaceUCB(AceUCB):
         with one lane (with more, the rounds stop at as many survivors as lanes).
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
-      halve_noisy_from: budget per candidate (T / K) from which a run whose noise estimate is
-        at least 0.25 at the end of ACE-UCB's warm-up turns to halving rounds on the rest.
     One parameter set for every setting, chosen on development instances only
     (``docs/hace-ucb-tuning.md``).
     """
@@ -478,13 +409,6 @@ class HaceUCB(AceUCB):
             high=1.0,
             low_open=True,
         ),
-        Param(
-            "halve_noisy_from",
-            1_000_000_000,
-            "budget per candidate from which a noisy run turns to halving after the warm-up",
-            kind=int,
-            low=1,
-        ),
     )
 
     def init_state(
@@ -503,18 +427,14 @@ class HaceUCB(AceUCB):
             n_arms, rounds_horizon(n_arms, horizon, reserve), 2
         )
         targets, keep = cut_schedule(kept_targets, kept_keep, n_arms, horizon, index_from)
-        start, late_at, parked = (0, 1, 0) if targets else (ace.start, 0, 0)
-        if not targets and horizon >= int(self._params["halve_noisy_from"]) * n_arms:
-            targets, keep, late_at = late_schedule(n_arms, horizon, ace.w_min, reserve)
-            parked = len(targets)
         full_targets, full_keep = halving_schedule(n_arms, horizon, 2)
         return HaceState(
-            *ace._replace(start=start),
+            *ace._replace(start=0 if targets else ace.start),
             np.ones(n_arms, np.bool_),
             np.zeros(n_arms),
             np.asarray(targets, np.int64),
             np.asarray(keep, np.int64),
-            np.array([parked], np.int64),
+            np.zeros(1, np.int64),
             np.zeros(2, np.uint64),
             float(self._params["halving_window"]),
             fresh_plan(n_arms),
@@ -522,6 +442,4 @@ class HaceUCB(AceUCB):
             np.column_stack([full_targets, full_keep, kept_targets]).astype(float).reshape(-1, 3),
             index_from,
             float(self._params["clear_by"]),
-            late_at,
-            np.zeros(1, np.int64),
         )
