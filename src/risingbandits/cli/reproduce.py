@@ -77,10 +77,9 @@ def reproduce(
 ) -> None:
     """Reproduce the paper: intro (Fig. 1), ltf (Fig. 4), concave (Fig. 5), imdb (Figs. 6-7),
     sensitivity, robustness, theory; beyond it: modelselection (every policy on IMDB and LCDB,
-    which to use per budget), heldout, heldout2 and heldout3 (the default policy on three held-out
-    sets),
-    peers (Optuna's pruners), deadlines (budgets in time); or all. Resumable, with report.md and
-    a self-contained report.html."""
+    which to use per budget), heldout, heldout2 and heldout3 (the default policy on three
+    held-out sets), peers (Optuna's pruners), deadlines (budgets in time); or all. Resumable,
+    with report.md and a self-contained report.html."""
     if curves is not None:
         use_curves_dir(curves)
     err = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)

@@ -5,8 +5,8 @@
 * :mod:`.data`, :mod:`.claims`, :mod:`.figures`, :mod:`.report`: results, verdicts, figures,
   Markdown + self-contained HTML (:mod:`.document`);
 * :mod:`.leads`: beyond the paper, the rules of the model-selection recommendation and of the
-  held-out verdicts on the default policy (targets ``modelselection``, ``heldout`` and
-  ``heldout2``, ``heldout3``).
+  held-out verdicts on the default policy (targets ``modelselection``, ``heldout``,
+  ``heldout2`` and ``heldout3``).
 """
 
 from risingbandits.reproduce.claims import CLAIMS, VERDICTS, ClaimResult

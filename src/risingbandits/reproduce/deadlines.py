@@ -7,10 +7,9 @@ Grid: W in :data:`WORKERS`; deadlines D_m at which the W workers can give every 
 Test beds: the lcdb-v1 and live-v1 *test* splits (never used to choose anything), with the
 candidates of generator seed 0 (the first held-out set) and of :data:`DRAWS`' other seeds (the
 second and third held-out sets: other candidates on the same tasks, as in ``reproduce heldout2``
-and ``heldout3``); the dev
-splits are what ``tuning/deadlines_dev.py`` looks at. One task is one instance; its rows are
-kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written atomically), so a
-reproduction resumes where it stopped.
+and ``heldout3``); the dev splits are what ``tuning/deadlines_dev.py`` looks at. One task is one
+instance; its rows are kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written
+atomically), so a reproduction resumes where it stopped.
 """
 
 from __future__ import annotations

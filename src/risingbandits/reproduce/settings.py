@@ -425,7 +425,7 @@ HELDOUT2_SWEEP_SEED = 1
 development are the paper's 7, the second set is the same 7 curves with new Bernoulli rewards."""
 HELDOUT3_SEED = 3
 """Generator seed of the third held-out set's synthetic instances (made once the second set
-had been read twice for decisions; tuning log step 19)."""
+had been read twice for decisions; tuning log, ninth pass)."""
 HELDOUT3_DRAW = 2
 """Generator seed of the third held-out set's lcdb-v1 and live-v1 candidates (test tasks)."""
 HELDOUT3_SWEEP_SEED = 2
