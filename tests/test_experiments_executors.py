@@ -224,3 +224,37 @@ def test_a_lost_scheduler_is_named_as_such_in_one_line(tmp_path: Path) -> None:
     assert "cells done; resume with `risingbandits sweep resume" in line
     assert "make room" not in err
     assert Store(out).status().cells_done > 0
+
+
+HALF_SENT = """
+import struct, time
+from risingbandits.experiments.executors import ProcessExecutor
+
+def wait_forever(_: int) -> None:
+    time.sleep(600)
+
+if __name__ == "__main__":
+    try:
+        with ProcessExecutor(1) as ex:
+            ex._pool.submit(wait_forever, 0)  # a worker and the pool's manager thread start
+            time.sleep(1.0)
+            # what a worker ended in the middle of sending a result leaves: a header
+            # announcing 1 MB and the first bytes of it
+            ex._pool._result_queue._writer._send(struct.pack("!i", 1_000_000) + b"x" * 10)
+            time.sleep(1.0)  # the pool's manager thread now waits for the rest
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        print("stopped")
+"""
+
+
+def test_a_result_cut_short_by_a_stopped_worker_does_not_hang_the_stop(tmp_path: Path) -> None:
+    """A worker ended while sending a result leaves part of a message in the result pipe; the
+    pool's manager thread waits for the rest. Leaving the executor on an exception (SIGTERM,
+    Ctrl-C) must still end in seconds: it hung for good before (one CI run in many)."""
+    script = tmp_path / "half_sent.py"
+    script.write_text(HALF_SENT)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "stopped", done.stderr

@@ -92,14 +92,18 @@ def survivors(pool: list[psutil.Process]) -> list[str]:
 
 
 @contextlib.contextmanager
-def cleanup(pool_ref: list[psutil.Process]):  # type: ignore[no-untyped-def]
-    """Whatever the test finds, leave no process behind."""
+def cleanup(pool_ref: list[psutil.Process], proc: subprocess.Popen[str]):  # type: ignore[no-untyped-def]
+    """Whatever the test finds, leave no process behind: the pool, and the CLI itself (a
+    stop that hangs must not outlive the test)."""
     try:
         yield
     finally:
         for p in pool_ref:
             with contextlib.suppress(psutil.Error):
                 p.kill()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.mark.slow
@@ -113,7 +117,7 @@ def test_sigkill_of_the_cli_ends_every_pool_process(
     """(Dask's local workers already watched their parent: that case guards it.)"""
     proc, _ = start_sweep(tmp_path, "--executor", executor, "--workers", "2")
     pool: list[psutil.Process] = []
-    with cleanup(pool):
+    with cleanup(pool, proc):
         pool += pool_of(proc, workers=2)
         assert len(pool) >= least
         os.kill(proc.pid, signal.SIGKILL)
@@ -125,7 +129,7 @@ def test_sigkill_of_the_cli_ends_every_pool_process(
 def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path) -> None:
     proc, out = start_sweep(tmp_path, "--workers", "2")
     pool: list[psutil.Process] = []
-    with cleanup(pool):
+    with cleanup(pool, proc):
         pool += pool_of(proc, workers=2)
         os.kill(proc.pid, signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
