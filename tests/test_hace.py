@@ -4,6 +4,7 @@ for arm; the online selector's default is HACE-UCB."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -17,7 +18,10 @@ from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import (
     LANES,
+    SPENT,
     UNIT,
+    commit_from,
+    committed,
     hace_schedule,
     round_goal,
     warmup_w_min,
@@ -84,6 +88,20 @@ def test_under_a_budget_in_cost_the_reserve_applies_with_one_lane_only() -> None
     assert more == [2.0 * t for t in halving_schedule(8, 8 * 16, 2)[0]]
 
 
+def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_and_the_reserve_left() -> None:
+    """In cost the commit starts once the finished pulls cost what the T - commit x T pulls
+    before it stand for, with one lane only (more lanes train the survivors side by side)."""
+    state = make_policy("hace-ucb", commit=0.5).init_state(4, 4 * 64)
+    state.budget[UNIT] = 2.0
+    state.budget[LANES] = 1.0
+    state.plan[SPENT] = [100.0, 80.0, 40.0, 34.0]  # 254 = 2 x 127: before round 129
+    assert not committed(state)
+    state.plan[SPENT, 3] = 36.0  # 256 = 2 x 128
+    assert committed(state)
+    state.budget[LANES] = 4.0
+    assert not committed(state)
+
+
 def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> None:
     got = [warmup_w_min(16, 0.25, 5, 5 * m) for m in (1, 8, 48, 64, 100, 128, 1_000)]
     assert got == [1, 1, 6, 8, 12, 16, 16]
@@ -95,18 +113,49 @@ def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> No
 def test_with_a_large_budget_per_candidate_it_is_ace_ucb_with_its_warm_up_scaled(
     horizon: int,
 ) -> None:
-    """No halving round from T / K = 48 on: ACE-UCB's choices and deployed arm, arm for arm,
-    with w_min = min(16, T / (8 K)) (ACE-UCB's own w_min = 16 from T / K = 128 on)."""
+    """No halving round from T / K = 48 on: ACE-UCB's choices, arm for arm, with w_min =
+    min(16, T / (8 K)) (ACE-UCB's own w_min = 16 from T / K = 128 on), until the commit that
+    the scaled warm-up brings (T / K < 128); from T / K = 128 on its deployed arm too."""
     for inst in instances():
         assert horizon >= 48 * inst.n_arms
         w_min = min(16, horizon // (8 * inst.n_arms))
         hace = rb.simulate(inst, "hace-ucb", horizon, 3, record_arms=True)
         ace = rb.simulate(inst, make_policy("ace-ucb", w_min=w_min), horizon, 3, record_arms=True)
-        np.testing.assert_array_equal(hace.arms, ace.arms)
-        np.testing.assert_array_equal(hace.recommended, ace.recommended)
-        if w_min < 16:  # the warm-up changes the choices
+        start = commit_from(horizon, 0.25, w_min, 16) - 1
+        assert hace.arms is not None and ace.arms is not None
+        np.testing.assert_array_equal(hace.arms[:, :start], ace.arms[:, :start])
+        assert (start == horizon) == (w_min == 16)
+        if w_min == 16:
+            np.testing.assert_array_equal(hace.recommended, ace.recommended)
+        else:  # the warm-up changes the choices
             frozen = rb.simulate(inst, "ace-ucb", horizon, 3, record_arms=True)
             assert not np.array_equal(hace.arms, frozen.arms)
+
+
+def test_the_commit_trains_the_deployed_model_while_the_warm_up_is_scaled() -> None:
+    """With T / K < 128 (ACE-UCB's warm-up scaled) the last commit x T pulls go to the survivor
+    that would be deployed at each step (the highest level); from T / K = 128 on, or with
+    commit = 0, there is none."""
+    assert commit_from(320, 0.5, 8, 16) == 161 and commit_from(320, 0.25, 8, 16) == 241
+    assert commit_from(640, 0.5, 16, 16) == 641 and commit_from(320, 0.0, 8, 16) == 321
+    assert make_policy("hace-ucb").init_state(5, 5 * 64).commit_from == 241
+    assert make_policy("hace-ucb", commit=0.5).init_state(5, 5 * 64).commit_from == 161
+    assert make_policy("hace-ucb").init_state(5, 5 * 128).commit_from == 641
+    curves = np.vstack([c * np.sqrt(np.arange(1, 321)) / 18 for c in (0.5, 0.6, 0.55, 0.58)])
+    horizon = 4 * 64
+    start = horizon - horizon // 4 + 1
+    for commit, seed in itertools.product((0.0, 0.25), range(3)):
+        rng = np.random.default_rng(seed)  # Bernoulli rewards: ACE-UCB explores to the end
+        sel = ModelSelector(4, horizon, seed=seed, params={"commit": commit})
+        other = 0
+        for t in range(1, horizon + 1):
+            before = sel.recommend()
+            arm = sel.select()
+            other += t >= start and arm != before
+            sel.update(arm, float(rng.random() < curves[arm, sel.pulls[arm]]))
+        assert (other == 0) == (commit > 0)
+        if commit > 0:
+            assert sel.pulls[sel.recommend()] >= horizon // 4
 
 
 @pytest.mark.parametrize("per_arm", [4, 16, 30])

@@ -34,6 +34,12 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
 * **Then ACE-UCB** on the survivors with the budget left (its index with the remaining horizon
   T - t + 1; :func:`~risingbandits.policies.rising.ace.ace_index` restricted to them; its
   round-robin start only when no round was run).
+* **Commit** (:func:`commit_from`): while the warm-up is scaled (T / K < 128), the last
+  ``commit`` x T pulls go to the survivor that would be deployed at each step (the highest
+  level). With a few dozen pulls per candidate ACE-UCB keeps exploring noisy arms to the end
+  and the deployed model misses training (IMDB at 64 per candidate: 41% of the budget against
+  R-UCBE's 77%, ``docs/hace-ucb-tuning.md``, steps 7 and 21); from T / K = 128 on ACE-UCB's
+  own concentration serves, and a commit lost LCDB and live there (step 21).
 * **Recommendation**: during the rounds the survivor with the best statistic; then ACE-UCB's,
   the survivor with the highest level (mean of its last w rewards). Correcting the level for
   its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
@@ -53,9 +59,11 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   before each round (:func:`enough_for_index`);
 * ACE-UCB's commit value of an arm is averaged over the pulls *that arm* can still make by the
   deadline at its own cost, not over T - t + 1, and only arms a worker may start are ranked;
+* the commit comes with one lane only, once the finished pulls cost what the pulls before it
+  stand for (:func:`committed`), among the arms a worker may start;
 * the deployed model is the survivor with the best halving statistic (with several workers,
   many candidates end with similar training and the level, a mean over the last half of the
-  pulls, lags: ``docs/deadlines-tuning.md``).
+  pulls, lags: ``docs/deadlines-tuning.md``), or in the commit the one it trains.
 
 Without a plan (the pull simulator, a budget in steps) nothing of this runs: the choices are
 the ones above, arm for arm. With one worker and unit costs the plan changes no choice
@@ -130,6 +138,7 @@ class HaceState(NamedTuple):
     # targets of the schedule on (1 - reserve) T
     index_from: int
     clear_by: float
+    commit_from: int  # the first round of the commit to the deployed model (T + 1: none)
 
 
 # Rows of HaceState.plan and entries of HaceState.budget
@@ -166,6 +175,15 @@ def rounds_horizon(n_arms: int, horizon: int, reserve: float) -> int:
     return max(n_arms, int((1.0 - reserve) * horizon))
 
 
+def commit_from(horizon: int, commit: float, w_min: int, ace_w_min: int) -> int:
+    """The first round of the commit (module docstring): T - floor(commit x T) + 1 while the
+    warm-up is scaled (w_min below ACE-UCB's, T / K < 2 w_min / ``warmup_share``), else
+    T + 1 (no commit: HACE-UCB is ACE-UCB)."""
+    if w_min >= ace_w_min:
+        return horizon + 1
+    return horizon - int(commit * horizon) + 1
+
+
 def warmup_w_min(w_min: int, share: float, n_arms: int, horizon: int) -> int:
     """ACE-UCB's smallest window for a run of K arms and horizon T (module docstring): its
     warm-up, 2 w_min pulls of each candidate, takes at most ``share`` of T / K pulls, so
@@ -184,6 +202,9 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
         state.phase[0] = rounds  # the leader is clear: hand over to the index
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
+        return show_forced(state.scores, state.terms, arm)
+    if t >= state.commit_from:  # the commit trains the deployed model: forced, in the trace
+        arm = highest_level(state, state.hist.counts, state.active)
         return show_forced(state.scores, state.terms, arm)
     return ace_index(state, t, rng, state.active)
 
@@ -215,8 +236,27 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
         arm = show_forced(state.scores, state.terms, arm)
     elif found:
-        arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
+        if committed(state):  # the commit trains the deployed model, as without a plan
+            arm = highest_level(state, state.hist.counts, plan[USABLE])
+            arm = arm if plan[USABLE, arm] > 0 and state.hist.counts[arm] > 0 else -1
+        if arm >= 0:
+            arm = show_forced(state.scores, state.terms, arm)
+        else:
+            arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
     return arm
+
+
+@helper
+def committed(state: HaceState) -> bool:
+    """Whether a run in cost is in its commit (module docstring): one lane, and the cost of
+    the finished pulls at least that of the pulls before ``commit_from`` (with one worker and
+    unit costs: round t >= ``commit_from``, as without a plan)."""
+    if state.budget[LANES] > 1.0:
+        return False
+    spent = 0.0
+    for i in range(state.plan.shape[1]):
+        spent += state.plan[SPENT, i]
+    return spent >= (state.commit_from - 1) * state.budget[UNIT]
 
 
 @called_helper
@@ -251,7 +291,8 @@ def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) 
 
 
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
-    if state.budget[PLANNED] > 0 or state.phase[0] < state.targets.shape[0]:
+    planned = state.budget[PLANNED] > 0
+    if (planned and not committed(state)) or state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
     return highest_level(state, counts, state.active)
 
@@ -362,6 +403,8 @@ class HaceUCB(AceUCB):
       reserve: the share of T kept for the last survivor: the rounds are planned on
         (1 - reserve) T (whether they run at all is decided on T); under a budget in cost only
         with one lane (with more, the rounds stop at as many survivors as lanes).
+      commit: while ACE-UCB's warm-up is scaled (T / K < 2 w_min / warmup_share = 128), the
+        last floor(commit x T) pulls train the survivor that would be deployed; 0: none.
       halving_window: the halving statistic is the mean of the last
         max(1, floor(halving_window x n)) of an arm's n rewards.
     One parameter set for every setting, chosen on development instances only
@@ -398,6 +441,13 @@ class HaceUCB(AceUCB):
             "reserve",
             0.5,
             "share of the budget kept for the last survivor (rounds planned on the rest)",
+            low=0.0,
+            high=0.9,
+        ),
+        Param(
+            "commit",
+            0.25,
+            "share of the budget, at its end, that trains the deployed model (while T / K < 128)",
             low=0.0,
             high=0.9,
         ),
@@ -442,4 +492,5 @@ class HaceUCB(AceUCB):
             np.column_stack([full_targets, full_keep, kept_targets]).astype(float).reshape(-1, 3),
             index_from,
             float(self._params["clear_by"]),
+            commit_from(horizon, float(self._params["commit"]), ace.w_min, self._params["w_min"]),
         )
