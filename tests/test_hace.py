@@ -88,7 +88,7 @@ def test_under_a_budget_in_cost_the_reserve_applies_with_one_lane_only() -> None
     assert more == [2.0 * t for t in halving_schedule(8, 8 * 16, 2)[0]]
 
 
-def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_and_the_reserve_left() -> None:
+def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_once_its_share_is_left() -> None:
     """In cost the commit starts once the finished pulls cost what the T - commit x T pulls
     before it stand for, with one lane only (more lanes train the survivors side by side)."""
     state = make_policy("hace-ucb", commit=0.5).init_state(4, 4 * 64)
@@ -156,6 +156,19 @@ def test_the_commit_trains_the_deployed_model_while_the_warm_up_is_scaled() -> N
         assert (other == 0) == (commit > 0)
         if commit > 0:
             assert sel.pulls[sel.recommend()] >= horizon // 4
+
+
+def test_in_the_commit_a_busy_candidate_makes_way_for_the_next_level() -> None:
+    """The commit shows the levels as its index, so a selector whose committed candidate is not
+    available starts the one with the next level (not the lowest index)."""
+    rng = np.random.default_rng(0)
+    horizon = 4 * 64
+    sel = ModelSelector(4, horizon, seed=0)
+    for _ in range(horizon - horizon // 4 + 5):  # into the commit
+        arm = sel.select()
+        sel.update(arm, float(np.clip((0.2, 0.5, 0.7, 0.9)[arm] + rng.normal(0, 0.02), 0, 1)))
+    assert sel.recommend() == 3 and sel.select() == 3
+    assert sel.select(available=[0, 1, 2]) == 2
 
 
 @pytest.mark.parametrize("per_arm", [4, 16, 30])

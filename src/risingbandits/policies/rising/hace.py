@@ -36,10 +36,11 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   round-robin start only when no round was run).
 * **Commit** (:func:`commit_from`): while the warm-up is scaled (T / K < 128), the last
   ``commit`` x T pulls go to the survivor that would be deployed at each step (the highest
-  level). With a few dozen pulls per candidate ACE-UCB keeps exploring noisy arms to the end
-  and the deployed model misses training (IMDB at 64 per candidate: 41% of the budget against
-  R-UCBE's 77%, ``docs/hace-ucb-tuning.md``, steps 7 and 21); from T / K = 128 on ACE-UCB's
-  own concentration serves, and a commit lost LCDB and live there (step 21).
+  level; the levels are the index, :func:`show_levels`). With a few dozen pulls per candidate
+  ACE-UCB keeps exploring noisy arms to the end and the deployed model misses training (IMDB
+  at 64 per candidate: 41% of the budget against R-UCBE's 77%, ``docs/hace-ucb-tuning.md``,
+  steps 7 and 21); from T / K = 128 on ACE-UCB's own concentration serves, and a commit lost
+  LCDB and live there (step 21).
 * **Recommendation**: during the rounds the survivor with the best statistic; then ACE-UCB's,
   the survivor with the highest level (mean of its last w rewards). Correcting the level for
   its lag (plus the rising chord slope times (w - 1) / 2) was tried and deployed worse models
@@ -98,6 +99,7 @@ from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
 from risingbandits.policies.rising.ace import (
+    LEVEL,
     AceState,
     AceUCB,
     ace_index,
@@ -203,10 +205,8 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
         return show_forced(state.scores, state.terms, arm)
-    if t >= state.commit_from:  # the commit trains the deployed model: forced, in the trace
-        arm = highest_level(state, state.hist.counts, state.active)
-        return show_forced(state.scores, state.terms, arm)
-    return ace_index(state, t, rng, state.active)
+    arm = show_levels(state, state.active) if t >= state.commit_from else -1
+    return arm if arm >= 0 else ace_index(state, t, rng, state.active)
 
 
 @helper
@@ -236,13 +236,27 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
         arm = show_forced(state.scores, state.terms, arm)
     elif found:
-        if committed(state):  # the commit trains the deployed model, as without a plan
-            arm = highest_level(state, state.hist.counts, plan[USABLE])
-            arm = arm if plan[USABLE, arm] > 0 and state.hist.counts[arm] > 0 else -1
-        if arm >= 0:
-            arm = show_forced(state.scores, state.terms, arm)
-        else:
+        arm = show_levels(state, plan[USABLE]) if committed(state) else -1
+        if arm < 0:
             arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
+    return arm
+
+
+@helper
+def show_levels(state: HaceState, allowed: Any) -> int:
+    """The commit's choice (module docstring): the allowed, pulled arm with the highest level
+    (:func:`~risingbandits.policies.rising.ace.highest_level`), -1 if there is none. The levels
+    are its index in the trace (-inf for the other arms), so a selector whose candidate is busy
+    falls back on the next level, not on the lowest index."""
+    arm = highest_level(state, state.hist.counts, allowed)
+    if not (allowed[arm] and state.hist.counts[arm] > 0):
+        return -1
+    for i in range(state.scores.shape[0]):
+        pulled = allowed[i] and state.hist.counts[i] > 0
+        state.scores[i] = state.arm[i, LEVEL] if pulled else -np.inf
+        state.terms[i, 0] = state.scores[i]
+        state.terms[i, 1] = 0.0
+        state.terms[i, 2] = 0.0
     return arm
 
 
