@@ -171,6 +171,19 @@ def test_in_the_commit_a_busy_candidate_makes_way_for_the_next_level() -> None:
     assert sel.select(available=[0, 1, 2]) == 2
 
 
+def test_in_a_halving_round_busy_survivors_make_way_for_a_survivor() -> None:
+    """A halving round shows its queue (minus the pulls of the survivors) as its index, so a
+    selector whose forced survivors are busy past its redirects starts another survivor, not an
+    eliminated candidate (with +inf / -inf only it fell back on candidate 0)."""
+    rng = np.random.default_rng(0)
+    means = np.linspace(0.2, 0.9, 16)
+    sel = ModelSelector(16, 16 * 8, seed=0, params={"clear_by": 0})
+    for _ in range(17):  # round 1 (one pull each) ends: 8..15 survive, one pull each
+        arm = sel.select()
+        sel.update(arm, float(np.clip(means[arm] + rng.normal(0, 0.02), 0, 1)))
+    assert sel.select(available=[0, 15]) == 15
+
+
 @pytest.mark.parametrize("per_arm", [4, 16, 30])
 def test_with_a_small_budget_per_candidate_it_is_successive_halving(per_arm: int) -> None:
     """Every halving round runs (the budget left per survivor stays below 48) and, without the

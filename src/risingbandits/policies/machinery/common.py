@@ -7,6 +7,8 @@ call them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from risingbandits._jit import called_helper, helper
@@ -102,6 +104,21 @@ def show_forced(scores: np.ndarray, terms: np.ndarray, arm: int) -> int:
         terms[i, 0] = value
         for j in range(1, terms.shape[1]):
             terms[i, j] = 0.0
+    return arm
+
+
+@helper
+def show_queue(
+    scores: np.ndarray, terms: np.ndarray, arm: int, queued: Any, order: np.ndarray
+) -> int:
+    """:func:`show_forced`, with the other ``queued`` arms at -``order`` (the least first)
+    instead of -inf: a caller whose forced ``arm`` is busy falls back on the next arm of the
+    queue (a round robin over survivors), not on the lowest index."""
+    show_forced(scores, terms, arm)
+    for i in range(scores.shape[0]):
+        if i != arm and queued[i]:
+            scores[i] = -order[i]
+            terms[i, 0] = scores[i]
     return arm
 
 

@@ -23,8 +23,11 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   K = 8 its last survivor has had 7/24 of T) and at a few pulls per candidate, where curves are
   steep, the second weighs more (``docs/hace-ucb-tuning.md``, step 17).
 * **Halving rounds**: a round robin over the survivors (fewest pulls first, lowest index on
-  ties); at the end of a round the arms with the lowest statistic, the mean of their last
-  ``halving_window`` x n rewards (at least one), are eliminated (ties at random:
+  ties; in the trace +inf for the arm played, minus the pulls for the other survivors,
+  :func:`~risingbandits.policies.machinery.common.show_queue`, so a selector whose forced
+  candidate is busy starts the next survivor, never an eliminated one); at the end of a round
+  the arms with the lowest statistic, the mean of their last ``halving_window`` x n rewards (at
+  least one), are eliminated (ties at random:
   :func:`~risingbandits.policies.budget.phases.end_phases`).
 * **Hand-over** (:func:`leader_clear`): after a sweep of the round robin (every survivor has
   the same pulls), once the leader's halving statistic leads the runner-up's by ``clear_by``
@@ -92,7 +95,7 @@ from risingbandits.policies.budget.phases import (
 )
 from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
-from risingbandits.policies.machinery.common import best_active, lowest_active, show_forced
+from risingbandits.policies.machinery.common import best_active, lowest_active, show_queue
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
 from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_sigma_upper
 from risingbandits.policies.machinery.rng import rng_next
@@ -204,7 +207,7 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
         state.phase[0] = rounds  # the leader is clear: hand over to the index
     if state.phase[0] < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(state.active, state.hist.counts, rng, True)
-        return show_forced(state.scores, state.terms, arm)
+        return show_queue(state.scores, state.terms, arm, state.active, state.hist.counts)
     arm = show_levels(state, state.active) if t >= state.commit_from else -1
     return arm if arm >= 0 else ace_index(state, t, rng, state.active)
 
@@ -234,7 +237,7 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     arm = -1
     if found and r < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
-        arm = show_forced(state.scores, state.terms, arm)
+        arm = show_queue(state.scores, state.terms, arm, plan[USABLE], plan[SPENT])
     elif found:
         arm = show_levels(state, plan[USABLE]) if committed(state) else -1
         if arm < 0:
