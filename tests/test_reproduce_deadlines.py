@@ -3,6 +3,7 @@ report's table and its goal, and kept task files read back only when every value
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from risingbandits.reproduce.deadlines import (
     deadline_for,
     methods,
     run_deadline_task,
+    task_fingerprint,
 )
 from risingbandits.reproduce.sections.deadlines import DeadlineRows, bed_table
 from risingbandits.simulate_budget import reachable_pulls
@@ -58,6 +60,7 @@ def test_a_task_has_a_row_per_seed_worker_count_deadline_and_method() -> None:
     result = run_deadline_task(DeadlineTask(bed, 0))
     rows = result["rows"]
     assert result["format"] == FORMAT and set(rows) == set(COLUMNS)
+    assert result["fingerprint"] == task_fingerprint(DeadlineTask(bed, 0))
     expected = 2 * len(WORKERS) * (len(STEPS) + 1) * len(methods())
     assert all(len(v) == expected for v in rows.values())
     assert set(rows["method"]) == {label for label, _, _ in methods()}
@@ -94,23 +97,52 @@ def test_the_goal_is_lowest_mean_or_no_method_significantly_lower() -> None:
     assert rows.paired((4, 16), COUNTING).mean < 0 and rows.goal_met((4, 16))
 
 
+PRINT = "f" * 64
+
+
 def _kept(rows: Any, **changes: Any) -> dict[str, Any]:
-    return {"format": FORMAT, "task": "lcdb-test-3", "rows": rows, **changes}
+    return {"format": FORMAT, "task": "lcdb-test-3", "fingerprint": PRINT, "rows": rows, **changes}
 
 
 def test_a_kept_task_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) -> None:
     rows = _rows([0.1, 0.2], [0.1, 0.3])
     path = tmp_path / "task.json"
     path.write_text(json.dumps(_kept(rows)))
-    assert _read_task(path, "lcdb-test-3") == rows
+    assert _read_task(path, "lcdb-test-3", PRINT) == rows
     for damaged in (
-        _kept(rows, format="risingbandits-peers-1"),
+        _kept(rows, format="risingbandits-peers-2"),
+        _kept(rows, fingerprint="e" * 64),
         _kept({**rows, "idle": ["x"] * 4}),
         _kept({**rows, "workers": [True] * 4}),
         _kept({k: v for k, v in rows.items() if k != "spent"}),
     ):
         path.write_text(json.dumps(damaged))
-        assert _read_task(path, "lcdb-test-3") is None
+        assert _read_task(path, "lcdb-test-3", PRINT) is None
+
+
+def test_a_kept_task_counts_only_for_the_instance_and_methods_it_was_computed_on() -> None:
+    """live-v1's costs are the seconds its build measured: another build (here the same means
+    with other costs) or another default's parameters is another fingerprint, so its kept rows
+    are computed again instead of entering the report."""
+    bed = _Bed("toy", "toy", "none", "test", 1, 2)
+    task = DeadlineTask(bed, 0)
+    same = task_fingerprint(task)
+    assert task_fingerprint(task, COSTLY) == same
+    rebuilt = dataclasses.replace(COSTLY, costs=[1.0, 2.0, 0.5, 4.1])
+    assert task_fingerprint(task, rebuilt) != same
+    assert task_fingerprint(DeadlineTask(dataclasses.replace(bed, seeds=3), 0)) != same
+
+
+def test_another_default_is_another_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from risingbandits.policies import make_policy
+    from risingbandits.reproduce import deadlines
+
+    task = DeadlineTask(_Bed("toy", "toy", "none", "test", 1, 2), 0)
+    same = task_fingerprint(task)
+    other = make_policy(DEFAULT_POLICY, commit=0.5)
+    changed = [(label, other, plan) for label, _, plan in methods()]
+    monkeypatch.setattr(deadlines, "methods", lambda: changed)
+    assert task_fingerprint(task) != same
 
 
 def test_the_later_held_out_sets_draw_other_candidates_on_the_same_test_tasks() -> None:

@@ -1,5 +1,6 @@
 """The kept rows of the Optuna comparison (``OUT/peers-<size>/<task>.json``): a file is used only
-when every field has its type; anything else is computed again, never a traceback."""
+when every field has its type and its fingerprint is the task's; anything else is computed
+again, never a traceback."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from risingbandits.reproduce.peers import COLUMNS, FORMAT, _read_task
 
+PRINT = "f" * 64
 ROW = {
     "bed": "lcdb",
     "instance": "lcdb-v1/0/3",
@@ -26,7 +28,7 @@ ROW = {
 
 
 def kept(rows: Any, **changes: Any) -> dict[str, Any]:
-    return {"format": FORMAT, "task": "lcdb-3", "rows": rows, **changes}
+    return {"format": FORMAT, "task": "lcdb-3", "fingerprint": PRINT, "rows": rows, **changes}
 
 
 def columns(**changes: Any) -> dict[str, list[Any]]:
@@ -36,7 +38,7 @@ def columns(**changes: Any) -> dict[str, list[Any]]:
 def test_a_whole_task_file_is_read_back(tmp_path: Path) -> None:
     path = tmp_path / "lcdb-3.json"
     path.write_text(json.dumps(kept(columns())))
-    assert _read_task(path, "lcdb-3") == columns()
+    assert _read_task(path, "lcdb-3", PRINT) == columns()
 
 
 @pytest.mark.parametrize(
@@ -46,6 +48,8 @@ def test_a_whole_task_file_is_read_back(tmp_path: Path) -> None:
         "[" * 100_000,
         json.dumps(kept(columns(), format="other")),
         json.dumps(kept(columns(), task="lcdb-4")),
+        json.dumps(kept(columns(), fingerprint="e" * 64)),  # other policies or instance
+        json.dumps({k: v for k, v in kept(columns()).items() if k != "fingerprint"}),
         json.dumps(kept({c: v for c, v in columns().items() if c != "regret"})),
         json.dumps(kept(columns(used=[31]))),  # ragged
         json.dumps(kept(columns(final_gap=["0.1", 0.2]))),  # text where a number goes
@@ -58,4 +62,4 @@ def test_a_whole_task_file_is_read_back(tmp_path: Path) -> None:
 def test_a_damaged_or_crafted_task_file_is_not_used(tmp_path: Path, content: str) -> None:
     path = tmp_path / "lcdb-3.json"
     path.write_text(content)
-    assert _read_task(path, "lcdb-3") is None
+    assert _read_task(path, "lcdb-3", PRINT) is None

@@ -9,7 +9,9 @@ candidates of generator seed 0 (the first held-out set) and of :data:`DRAWS`' ot
 second and third held-out sets: other candidates on the same tasks, as in ``reproduce heldout2``
 and ``heldout3``); the dev splits are what ``tuning/deadlines_dev.py`` looks at. One task is one
 instance; its rows are kept in ``OUT/deadlines-<size>/`` (one JSON file per task, written
-atomically), so a reproduction resumes where it stopped.
+atomically), so a reproduction resumes where it stopped. A kept file counts only with its task's
+:func:`task_fingerprint` (the methods' parameters and the instance's tables): a rebuilt live-v1,
+whose costs are the wall times its build measured, or a changed default is computed again.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,12 @@ from risingbandits.instances.families import family_instance, family_size, full_
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.policies import Policy, make_policy
 from risingbandits.reproduce.settings import HELDOUT2_DRAW, HELDOUT3_DRAW, Size
-from risingbandits.reproduce.task_rows import compute_tasks, read_task
+from risingbandits.reproduce.task_rows import (
+    compute_tasks,
+    fingerprint,
+    read_fingerprinted,
+    read_task,
+)
 from risingbandits.simulate_budget import budget_capacity, cumulative_costs, simulate_budget
 
 WORKERS = (1, 4, 16)
@@ -34,7 +42,7 @@ STEPS = (4, 16, 64, 256)
 """Steps per candidate the deadline allows (the full table is the last deadline)."""
 FULL = 0
 """The ``steps`` of the deadline at which every candidate can make its whole table."""
-FORMAT = "risingbandits-deadlines-1"
+FORMAT = "risingbandits-deadlines-2"
 DRAWS = (0, HELDOUT2_DRAW, HELDOUT3_DRAW)
 """Generator seeds of the test beds' candidates: the first held-out set's, the second's, the
 third's."""
@@ -180,7 +188,24 @@ def run_deadline_task(task: DeadlineTask) -> dict[str, Any]:
                     )
                     for key, value in zip(COLUMNS, values, strict=True):
                         rows[key].append(value)
-    return {"format": FORMAT, "task": task.key, "rows": rows}
+    return {
+        "format": FORMAT,
+        "task": task.key,
+        "fingerprint": task_fingerprint(task, instance),
+        "rows": rows,
+    }
+
+
+def task_fingerprint(task: DeadlineTask, instance: RisingInstance | None = None) -> str:
+    """The task's :func:`~risingbandits.reproduce.task_rows.fingerprint`: the grid, the seeds,
+    each method with its resolved parameters and the instance's tables."""
+    grid = {
+        "workers": WORKERS,
+        "steps": STEPS,
+        "seeds": task.bed.seeds,
+        "methods": [(label, policy.to_dict(), plan) for label, policy, plan in methods()],
+    }
+    return fingerprint(grid, task.bed.instance(task.index) if instance is None else instance)
 
 
 def deadline_tasks(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:
@@ -192,8 +217,8 @@ def deadlines_folder(out: Path, size: Size) -> Path:
     return out / f"deadlines-{size.name}"
 
 
-def _read_task(path: Path, key: str) -> dict[str, list[Any]] | None:
-    return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS)
+def _read_task(path: Path, key: str, print_: str) -> dict[str, list[Any]] | None:
+    return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS, print_)
 
 
 def tasks_available(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:
@@ -221,7 +246,9 @@ def run_deadlines(
     (an unbuilt live-v1) is skipped: the section says so."""
     folder = deadlines_folder(out, size)
     tasks = [t for draw in draws for t in tasks_available(size, split, draw)]
-    compute_tasks(folder, tasks, run_deadline_task, _read_task, pool, progress)
+    expected = {t.key: task_fingerprint(t) for t in tasks}
+    read = partial(read_fingerprinted, _read_task, expected)
+    compute_tasks(folder, tasks, run_deadline_task, read, pool, progress)
     return folder
 
 
@@ -231,7 +258,7 @@ def load_deadlines(
     """The rows of every kept task of the candidates of ``draw`` (one column mapping per
     task)."""
     folder = deadlines_folder(out, size)
-    for task in deadline_tasks(size, split, draw):
-        rows = _read_task(folder / f"{task.key}.json", task.key)
+    for task in tasks_available(size, split, draw):
+        rows = _read_task(folder / f"{task.key}.json", task.key, task_fingerprint(task))
         if rows is not None:
             yield rows

@@ -7,7 +7,8 @@ Grid: each trial trains at most m steps, m in :data:`PEER_BUDGETS` (the budgets 
 the model-selection section), so a pruner spends at most K x m. Test beds: IMDB (the paper's 7
 learners, Bernoulli rewards), the lcdb-v1 test split and the live-v1 test split (never used to
 tune anything). One task is one instance; its rows are kept in ``OUT/peers-<size>/`` (one JSON
-file per task, written atomically), so a reproduction resumes where it stopped.
+file per task, written atomically), so a reproduction resumes where it stopped; a kept file counts
+only with its task's :func:`task_fingerprint` (the policies' parameters, the instance's tables).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +32,18 @@ from risingbandits.reproduce.settings import (
     PER_ARM_BUDGETS,
     Size,
 )
-from risingbandits.reproduce.task_rows import compute_tasks, read_task
+from risingbandits.reproduce.task_rows import (
+    compute_tasks,
+    fingerprint,
+    read_fingerprinted,
+    read_task,
+)
 from risingbandits.simulate import simulate
 
 PEER_BUDGETS = PER_ARM_BUDGETS
 """Budgets per candidate m: each trial (and each policy's share of the budget) at most m steps."""
 QUICK_PEER_BUDGETS = (4, 16, 64)
-FORMAT = "risingbandits-peers-1"
+FORMAT = "risingbandits-peers-2"
 
 
 @dataclass(frozen=True)
@@ -142,7 +149,24 @@ def run_peer_task(task: PeerTask) -> dict[str, Any]:
                     res = simulate(instance, policy, run.used, [seed])
                     seconds = time.perf_counter() - start
                     add(seed, m, pruner, label, res.pulls[0], res.recommended[0], seconds)
-    return {"format": FORMAT, "task": task.key, "rows": rows}
+    return {
+        "format": FORMAT,
+        "task": task.key,
+        "fingerprint": task_fingerprint(task, instance),
+        "rows": rows,
+    }
+
+
+def task_fingerprint(task: PeerTask, instance: RisingInstance | None = None) -> str:
+    """The task's :func:`~risingbandits.reproduce.task_rows.fingerprint`: budgets, seeds,
+    pruners, each policy with its resolved parameters and the instance's tables."""
+    grid = {
+        "budgets": task.budgets,
+        "seeds": task.bed.seeds,
+        "pruners": list(PRUNERS),
+        "policies": [(label, p.to_dict()) for label, p in peer_policies(task.bed.preset)],
+    }
+    return fingerprint(grid, task.bed.instance(task.index) if instance is None else instance)
 
 
 COLUMNS = (
@@ -171,8 +195,8 @@ def peers_folder(out: Path, size: Size) -> Path:
 TEXT_COLUMNS = ("bed", "instance", "pruner", "method")
 
 
-def _read_task(path: Path, key: str) -> dict[str, list[Any]] | None:
-    return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS)
+def _read_task(path: Path, key: str, print_: str) -> dict[str, list[Any]] | None:
+    return read_task(path, key, FORMAT, COLUMNS, TEXT_COLUMNS, print_)
 
 
 def run_peers(
@@ -187,7 +211,9 @@ def run_peers(
     the section says so."""
     folder = peers_folder(out, size)
     tasks = [t for t in peer_tasks_available(size) if beds is None or t.bed.name in beds]
-    compute_tasks(folder, tasks, run_peer_task, _read_task, pool, progress)
+    expected = {t.key: task_fingerprint(t) for t in tasks}
+    read = partial(read_fingerprinted, _read_task, expected)
+    compute_tasks(folder, tasks, run_peer_task, read, pool, progress)
     return folder
 
 
@@ -206,7 +232,7 @@ def peer_tasks_available(size: Size) -> list[PeerTask]:
 def load_peers(out: Path, size: Size) -> Iterator[dict[str, list[Any]]]:
     """The rows of every kept task (one column mapping per task)."""
     folder = peers_folder(out, size)
-    for task in peer_tasks(size):
-        rows = _read_task(folder / f"{task.key}.json", task.key)
+    for task in peer_tasks_available(size):
+        rows = _read_task(folder / f"{task.key}.json", task.key, task_fingerprint(task))
         if rows is not None:
             yield rows

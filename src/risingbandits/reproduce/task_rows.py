@@ -4,6 +4,7 @@ computed again instead of entering the report."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -15,25 +16,36 @@ import numpy as np
 
 from risingbandits.experiments.executors import Executor
 from risingbandits.experiments.store import atomic_write
+from risingbandits.instances.base import RisingInstance
+
+Rows = dict[str, list[Any]]
 
 
 def write_task(folder: Path, result: dict[str, Any]) -> None:
-    """Keep a task's result (``{"format", "task", "rows"}``) as ``folder/<task>.json``."""
+    """Keep a task's result (``{"format", "task", "rows"}``, and ``"fingerprint"`` where the
+    part has one) as ``folder/<task>.json``."""
     text = json.dumps(result, separators=(",", ":"), allow_nan=False).encode()
     atomic_write(folder / f"{result['task']}.json", methodcaller("write", text))
 
 
 def read_task(
-    path: Path, key: str, fmt: str, columns: Sequence[str], text_columns: Sequence[str]
+    path: Path,
+    key: str,
+    fmt: str,
+    columns: Sequence[str],
+    text_columns: Sequence[str],
+    fingerprint: str | None = None,
 ) -> dict[str, list[Any]] | None:
     """A kept task's rows, or None when the file is missing, damaged, of another format or
-    task, or holds a value of the wrong type (text in ``text_columns``, finite numbers
+    task, of another ``fingerprint`` (when one is given: what the rows depend on besides the
+    key), or holds a value of the wrong type (text in ``text_columns``, finite numbers
     elsewhere)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):
         return None
     ok = isinstance(data, dict) and data.get("format") == fmt and data.get("task") == key
+    ok = ok and (fingerprint is None or data.get("fingerprint") == fingerprint)
     rows = data.get("rows") if ok else None
     if not isinstance(rows, dict) or set(rows) != set(columns):
         return None
@@ -47,6 +59,25 @@ def read_task(
         if kind is not str and not np.isfinite(np.asarray(values, dtype=float)).all():
             return None
     return rows
+
+
+def fingerprint(grid: Mapping[str, Any], instance: RisingInstance) -> str:
+    """What a task's rows depend on besides its key (sha256): ``grid`` (JSON-able: budgets,
+    seeds, each method with its resolved parameters) and the instance's means, test means and
+    costs. live-v1's costs are the wall times measured when it was built, so another build
+    (another machine) is another instance: its kept rows are computed again, not reported."""
+    digest = hashlib.sha256(json.dumps(grid, sort_keys=True).encode())
+    for table in (instance.means, instance.test_means, instance.pull_costs):
+        digest.update(b"none" if table is None else np.ascontiguousarray(table, float).tobytes())
+    return digest.hexdigest()
+
+
+def read_fingerprinted(
+    read: Callable[[Path, str, str], Rows | None], expected: Mapping[str, str], path: Path, key: str
+) -> Rows | None:
+    """``read(path, key, expected[key])``: a kept task's rows only with the fingerprint its
+    task has now (bind ``read`` and ``expected`` for :func:`compute_tasks`)."""
+    return read(path, key, expected[key])
 
 
 def compute_tasks(

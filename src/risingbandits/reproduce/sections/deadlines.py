@@ -200,6 +200,9 @@ def deadlines_section(ctx: Context, out: Path) -> tuple[list[Block], dict[str, A
             "(resource = cost). Paired columns: method's gap minus the default's on the same "
             "rewards, with the 95% interval (> 0: the default deploys better models). Test "
             "splits only; the choices were made on the dev splits (`docs/deadlines-tuning.md`). "
+            "live-v1's seconds are those measured when it was built on the machine that ran "
+            "this: another build has the same curves and other costs, and its rows differ "
+            "(`docs/budgets-in-time.md`). "
             f"Goal (issue 22): the default lowest, or no method significantly lower, in every "
             f"cell: met in {met} of {total} cells."
         ),
