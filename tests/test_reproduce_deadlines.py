@@ -131,6 +131,13 @@ def test_a_kept_task_counts_only_for_the_instance_and_methods_it_was_computed_on
     rebuilt = dataclasses.replace(COSTLY, costs=[1.0, 2.0, 0.5, 4.1])
     assert task_fingerprint(task, rebuilt) != same
     assert task_fingerprint(DeadlineTask(dataclasses.replace(bed, seeds=3), 0)) != same
+    folded = rb.from_means(  # the same numbers in another shape: another instance
+        COSTLY.means.reshape(2, 600),
+        COSTLY.noise,
+        costs=COSTLY.pull_costs.reshape(2, 600),
+        require_rising=False,
+    )
+    assert task_fingerprint(task, folded) != same
 
 
 def test_another_default_is_another_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,6 @@
 """Rows of one reproduction task kept as a JSON file (the peers and deadlines parts): written
-atomically, read back only when every value has its type, so a damaged or foreign file is
-computed again instead of entering the report."""
+atomically, read back only when every value has its type and its fingerprint is the task's, so
+a damaged, foreign or stale file is computed again instead of entering the report."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ Rows = dict[str, list[Any]]
 
 
 def write_task(folder: Path, result: dict[str, Any]) -> None:
-    """Keep a task's result (``{"format", "task", "rows"}``, and ``"fingerprint"`` where the
-    part has one) as ``folder/<task>.json``."""
+    """Keep a task's result (``{"format", "task", "fingerprint", "rows"}``) as
+    ``folder/<task>.json``."""
     text = json.dumps(result, separators=(",", ":"), allow_nan=False).encode()
     atomic_write(folder / f"{result['task']}.json", methodcaller("write", text))
 
@@ -34,18 +34,17 @@ def read_task(
     fmt: str,
     columns: Sequence[str],
     text_columns: Sequence[str],
-    fingerprint: str | None = None,
-) -> dict[str, list[Any]] | None:
-    """A kept task's rows, or None when the file is missing, damaged, of another format or
-    task, of another ``fingerprint`` (when one is given: what the rows depend on besides the
-    key), or holds a value of the wrong type (text in ``text_columns``, finite numbers
-    elsewhere)."""
+    fingerprint: str,
+) -> Rows | None:
+    """A kept task's rows, or None when the file is missing, damaged, of another format, task
+    or ``fingerprint`` (what the rows depend on besides the key: :func:`fingerprint`), or holds
+    a value of the wrong type (text in ``text_columns``, finite numbers elsewhere)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):
         return None
     ok = isinstance(data, dict) and data.get("format") == fmt and data.get("task") == key
-    ok = ok and (fingerprint is None or data.get("fingerprint") == fingerprint)
+    ok = ok and data.get("fingerprint") == fingerprint
     rows = data.get("rows") if ok else None
     if not isinstance(rows, dict) or set(rows) != set(columns):
         return None
@@ -68,7 +67,10 @@ def fingerprint(grid: Mapping[str, Any], instance: RisingInstance) -> str:
     (another machine) is another instance: its kept rows are computed again, not reported."""
     digest = hashlib.sha256(json.dumps(grid, sort_keys=True).encode())
     for table in (instance.means, instance.test_means, instance.pull_costs):
-        digest.update(b"none" if table is None else np.ascontiguousarray(table, float).tobytes())
+        if table is None:
+            digest.update(b"none")
+        else:
+            digest.update(repr(table.shape).encode() + np.ascontiguousarray(table, float).tobytes())
     return digest.hexdigest()
 
 
@@ -84,7 +86,7 @@ def compute_tasks(
     folder: Path,
     tasks: Sequence[Any],
     run: Callable[[Any], dict[str, Any]],
-    read: Callable[[Path, str], dict[str, list[Any]] | None],
+    read: Callable[[Path, str], Rows | None],
     pool: Executor,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
