@@ -221,8 +221,31 @@ def called_helper(fn: F) -> F:
     with ties, a root finder) and the random draws. IR inlining copies and retypes a helper at
     every call site: with these as calls a policy's kernel compiles in 3-9 s instead of 6-12 s
     in a process that has compiled them once (a sweep's worker), at the same step rate within
-    about 5%."""
-    return cast(F, numba.njit(nogil=True)(fn))
+    about 5%.
+
+    Always compiled with Numba's runtime, also when first called from a :func:`runtime_free`
+    loop: Numba would otherwise compile it with its first caller's flags and keep that one
+    compilation for every caller (a helper that allocates would then fail to compile, or not,
+    by the order of the calls). None returns an array: a runtime-free caller would never
+    release it."""
+    return cast(F, numba.njit(nogil=True, **_runtime(True))(fn))
+
+
+def runtime_free(fn: F) -> F:
+    """``numba.njit`` without Numba's runtime, for the simulators' loops (``simulate._steps``,
+    ``simulate_budget._events``) called on borrowed arrays (:func:`borrow`): the policy
+    kernels inlined into them count no references at all. With borrowed arrays each count is
+    still a call into the runtime, once per array of the state wherever an inlined helper uses
+    the state: HACE-UCB's state has 16 arrays (ACE-UCB's 7), and its loop ran at 4.3 M
+    steps/s with the counts, 6.1 M without (``benchmarks/RESULTS.md``). Nothing in the loop
+    may allocate (a compile error, not a wrong result); its :func:`called_helper` calls keep
+    the runtime."""
+    return cast(F, numba.njit(nogil=True, **_runtime(False))(fn))
+
+
+def _runtime(on: bool) -> dict[str, Any]:
+    """Numba's option for its runtime (``_nrt``, absent from its type stubs)."""
+    return {"_nrt": on}
 
 
 def vectorising_helper(fn: F) -> F:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import numpy as np
 
-from risingbandits._jit import borrow, called_helper, jit
+from risingbandits._jit import borrow, called_helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.machinery.kernel import (
@@ -55,6 +55,15 @@ class RunRecord(NamedTuple):
 
 
 @called_helper
+def _record_trace(state: Any, out: RunRecord, r: int, arm: int) -> None:
+    """Copy the trace of round ``r`` (``arm`` and the policy's scores and terms) into ``out``."""
+    index, terms = trace_view(state)
+    out.trace_index[r, :] = index
+    out.trace_terms[r, :, :] = terms
+    out.trace_arms[r] = arm
+
+
+@runtime_free
 def _steps(
     state: Any,
     means: np.ndarray,
@@ -66,7 +75,9 @@ def _steps(
     rng: np.ndarray,
     out: RunRecord,
 ) -> tuple[float, int]:
-    """The step loop of one seed; returns (realised reward, recommended arm at the end)."""
+    """The step loop of one seed; returns (realised reward, recommended arm at the end).
+    Compiled without Numba's runtime (:func:`~risingbandits._jit.runtime_free`): the policy's
+    inlined select and update count no references."""
     counts, last = out.counts, out.last
     n_arms = counts.shape[0]
     record = out.arms.shape[0] > 0
@@ -78,11 +89,7 @@ def _steps(
         if arm < 0 or arm >= n_arms:
             raise ValueError("policy kernel returned an invalid arm")
         if tracing and (t - 1) % out.trace_every == 0:
-            r = (t - 1) // out.trace_every
-            index, terms = trace_view(state)
-            out.trace_index[r, :] = index
-            out.trace_terms[r, :, :] = terms
-            out.trace_arms[r] = arm
+            _record_trace(state, out, (t - 1) // out.trace_every, arm)
         counts[arm] += 1
         reward = draw_reward(means, noise_kind, noise_sigma, noise_std, key, arm, counts[arm])
         total += reward
@@ -91,7 +98,8 @@ def _steps(
         if record:
             out.arms[t - 1] = arm
         if next_checkpoint < out.checkpoints.shape[0] and out.checkpoints[next_checkpoint] == t:
-            out.checkpoint_pulls[next_checkpoint, :] = counts
+            for i in range(n_arms):  # (a slice assignment would need Numba's runtime)
+                out.checkpoint_pulls[next_checkpoint, i] = counts[i]
             out.checkpoint_reward[next_checkpoint] = total
             out.checkpoint_recommended[next_checkpoint] = policy_recommend(state, counts, last)
             next_checkpoint += 1

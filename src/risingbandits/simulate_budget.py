@@ -36,7 +36,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from risingbandits._jit import borrow, called_helper, helper, jit
+from risingbandits._jit import borrow, called_helper, helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy
 from risingbandits.policies.machinery.kernel import (
@@ -64,6 +64,35 @@ class EventRecord(NamedTuple):
     busy_time: np.ndarray  # W: time each worker spent on pulls
     result: np.ndarray  # [realised reward, wall time at the last finish, cost spent]
     events: np.ndarray  # P x 4 or 0 x 4: (arm, worker, start, end) of every pull started
+
+
+class EventScratch(NamedTuple):
+    """The event loop's working arrays for one seed, made before it (the loop runs without
+    Numba's runtime: :func:`~risingbandits._jit.runtime_free`, so it allocates nothing)."""
+
+    w_arm: np.ndarray  # W: the arm each worker trains (-1: free)
+    w_end: np.ndarray  # W: when its pull finishes
+    started: np.ndarray  # K: pulls started per arm
+    busy: np.ndarray  # K: bool, on a worker now
+    allowed: np.ndarray  # K: bool, free and its next pull fits
+    left: np.ndarray  # K: the pulls it could still make with the budget left
+    reach: np.ndarray  # K: its last pulls_left plus its started
+    spent: np.ndarray  # K: the cost of its finished pulls
+
+
+def event_scratch(n_arms: int, n_workers: int) -> EventScratch:
+    """Working arrays for one seed: every worker free, nothing started."""
+    k = n_arms
+    return EventScratch(
+        np.full(n_workers, -1, np.int64),
+        np.zeros(n_workers),
+        np.zeros(k, np.int64),
+        np.zeros(k, np.bool_),
+        np.zeros(k, np.bool_),
+        np.zeros(k),
+        np.zeros(k, np.int64),
+        np.zeros(k),
+    )
 
 
 @helper
@@ -113,7 +142,7 @@ def _plan_called(
     policy_plan(state, allowed, left, spent, unit, lanes)
 
 
-@called_helper
+@runtime_free
 def _events(
     state: Any,
     means: np.ndarray,
@@ -128,19 +157,15 @@ def _events(
     planning: bool,
     rng: np.ndarray,
     out: EventRecord,
+    work: EventScratch,
 ) -> int:
-    """The event loop of one seed; returns the recommended arm at the end (module docstring)."""
+    """The event loop of one seed; returns the recommended arm at the end (module docstring).
+    Compiled without Numba's runtime, as the pull simulator's step loop."""
     counts, last, busy_time = out.counts, out.last, out.busy_time
     n_arms, n_workers, table = counts.shape[0], busy_time.shape[0], means.shape[1]
     lanes = 1 if total else n_workers
-    w_arm = np.full(n_workers, -1, np.int64)
-    w_end = np.zeros(n_workers)
-    started = np.zeros(n_arms, np.int64)
-    busy = np.zeros(n_arms, np.bool_)
-    allowed = np.zeros(n_arms, np.bool_)
-    left = np.zeros(n_arms)
-    reach = np.zeros(n_arms, np.int64)  # the last pulls_left of each arm, plus its started
-    spent = np.zeros(n_arms)
+    w_arm, w_end, started, busy = work.w_arm, work.w_end, work.started, work.busy
+    allowed, left, reach, spent = work.allowed, work.left, work.reach, work.spent
     now, committed, realised = 0.0, 0.0, 0.0
     t, pulls = 0, 0
     updated = True  # the last kernel call was an update (or none yet)
@@ -202,8 +227,8 @@ def _events(
         policy_update(state, arm, reward, t, rng)
         updated = True
     if planning:  # the finished pulls' cost, for a recommendation in cost (the budget is over)
-        allowed[:] = False
-        left[:] = 0.0
+        for i in range(n_arms):  # (slice assignments would need Numba's runtime)
+            allowed[i], left[i] = False, 0.0
         _plan_called(state, allowed, left, spent, unit, lanes)
     out.result[0] = realised
     out.result[1] = now
@@ -226,6 +251,7 @@ def _run_events(
     planning: bool,
     rng: np.ndarray,
     out: EventRecord,
+    work: EventScratch,
 ) -> int:
     """Run one seed (:func:`_events` on borrowed arrays, as :func:`risingbandits.simulate`)."""
     return _events(
@@ -242,6 +268,7 @@ def _run_events(
         planning,
         borrow(rng),
         borrow(out),
+        borrow(work),
     )
 
 
@@ -393,6 +420,7 @@ def simulate_budget(
             planning,
             policy_rng(seed),
             out,
+            event_scratch(n_arms, int(workers)),
         )
     wall = scalars[:, 1]
     end = np.full(n_seeds, float(budget)) if budget_kind == "deadline" else wall

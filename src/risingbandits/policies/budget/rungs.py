@@ -45,7 +45,7 @@ from risingbandits.policies.machinery.checkpoint import (
     refuse,
     register_state_check,
 )
-from risingbandits.policies.machinery.common import set_terms
+from risingbandits.policies.machinery.common import largest, set_terms
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
 from risingbandits.policies.machinery.rng import rng_below, rng_next, rng_uniform
 from risingbandits.policies.machinery.transplant import ArmPlan, carry_fields, register_transplant
@@ -297,7 +297,7 @@ def _asha_select(state: AshaState, t: int, rng: np.ndarray) -> int:
         rebuild(state, rng)
     arm = asha_choice(state)
     rungs = state.stat.shape[1]
-    highest = state.level.max()
+    highest = largest(state.level)
     for i in range(state.level.shape[0]):
         lv, aim = state.level[i], state.goal[i]
         show(state, i, aim >= lv or aim < 0 or (state.top[i] and lv < rungs) or lv == highest)

@@ -1,5 +1,6 @@
 """Shared compiled pieces of policies: argmax with seeded ties, the lowest active arm (round robin
-over a set of arms, eliminations), forced round robin (and how it shows in a trace), [0, 1] clip.
+over a set of arms, eliminations), forced round robin (and how it shows in a trace), the largest
+entry of an array, [0, 1] clip.
 
 Compiled helpers (see :func:`risingbandits._jit.helper`): they are compiled into the kernels that
 call them.
@@ -153,6 +154,16 @@ def show_active(
     active or -inf if it was eliminated (second term)."""
     for i in range(scores.shape[0]):
         set_terms(scores, terms, i, values[i], 0.0 if active[i] else -np.inf)
+
+
+@called_helper
+def largest(values: np.ndarray) -> Any:
+    """The largest entry of a non-empty 1-D array (``values.max()`` needs Numba's runtime,
+    which the simulator's step loop runs without: :func:`risingbandits._jit.runtime_free`)."""
+    top = values[0]
+    for i in range(1, values.shape[0]):
+        top = max(top, values[i])
+    return top
 
 
 @helper

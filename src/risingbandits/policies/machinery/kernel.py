@@ -37,10 +37,15 @@ Speed: the step loop is one compiled function (``simulate._steps``) that runs on
 state (:func:`risingbandits._jit.borrow`: arrays without an owner), so Numba's reference
 counting of the state's arrays, which it keeps around every branch, loop and inlined helper,
 is a null check instead of an atomic operation (measured at K = 5, 2-core VM, Numba 0.68: SW-TS
-1.6 -> 2.0, ET-SWGTS 1.3 -> 2.5, Ser4 4.1 -> 9.0 M steps/s, same arms). Small helpers are
-inlined at Numba-IR level (:func:`risingbandits._jit.helper`: with every helper a plain call
-CURE-UCB ran at 6 instead of 11 M steps/s); helpers with loops of their own and the random
-draws are calls (:func:`risingbandits._jit.called_helper`), compiled once per process. Keep
+1.6 -> 2.0, ET-SWGTS 1.3 -> 2.5, Ser4 4.1 -> 9.0 M steps/s, same arms), and that loop is
+compiled without Numba's runtime (:func:`risingbandits._jit.runtime_free`), so the kernels
+inlined into it count no references at all: even a null check is a call, once per array of
+the state wherever an inlined helper uses the state (HACE-UCB, 16 arrays: 4.3 -> 6.1 M
+steps/s). A kernel inlined there must not allocate (``np.zeros``, ``a.max()``: a compile
+error). Small helpers are inlined at Numba-IR level (:func:`risingbandits._jit.helper`: with
+every helper a plain call CURE-UCB ran at 6 instead of 11 M steps/s); helpers with loops of
+their own and the random draws are calls (:func:`risingbandits._jit.called_helper`),
+compiled once per process. Keep
 per-arm statistics in one 2-D array and ``update`` branch-free where it is natural
 (conditional expressions compile to selects); measure with ``benchmarks/bench_simulator.py``
 after changing a kernel.
@@ -204,23 +209,32 @@ def _trace_view_overload(state):
 
 
 @jit
+def kernel_call(
+    state: Any, arm: int, reward: float, t: int, rng: np.ndarray, then_select: bool
+) -> int:
+    """The online object's one compiled call: ``update`` with the reward of round ``t`` (if
+    ``arm`` >= 0), then ``select`` for round ``t + 1`` (if ``then_select``; else -1). One
+    entry point, not one per kind of call: each inlines the policy's kernels again, and
+    Numba's inlining takes most of a kernel's compile time (HACE-UCB's online calls compiled
+    in 64 s as three entry points)."""
+    if arm >= 0:
+        policy_update(state, arm, reward, t, rng)
+    return policy_select(state, t + 1, rng) if then_select else -1
+
+
 def select_one(state: Any, t: int, rng: np.ndarray) -> int:
-    """One compiled ``select`` call."""
-    return policy_select(state, t, rng)
+    """One compiled ``select`` for round ``t``."""
+    return int(kernel_call(state, -1, 0.0, t - 1, rng, True))
 
 
-@jit
 def update_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
-    """One compiled ``update`` call."""
-    policy_update(state, arm, reward, t, rng)
+    """One compiled ``update`` with the reward of round ``t``."""
+    kernel_call(state, arm, reward, t, rng, False)
 
 
-@jit
 def step_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> int:
-    """``update`` with the reward of round ``t``, then ``select`` for round ``t + 1``: the
-    online object's one call per round."""
-    policy_update(state, arm, reward, t, rng)
-    return policy_select(state, t + 1, rng)
+    """``update`` with the reward of round ``t``, then ``select`` for round ``t + 1``."""
+    return int(kernel_call(state, arm, reward, t, rng, True))
 
 
 @jit
@@ -242,19 +256,14 @@ def recommend_one(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
     return policy_recommend(state, counts, last)
 
 
-class EntryPoints:
-    """The compiled ``select_one``/``step_one`` of one state type, called without Numba's
+def entry_point(state: Any, rng: np.ndarray) -> Callable[..., int]:
+    """The compiled :func:`kernel_call` of this state's type, called without Numba's
     dispatcher: the dispatcher types every argument on every call (a few microseconds for a
-    nested state), which would dominate the online object's select and update. The entry points
-    are looked up once per state type (compiling on first use); arguments must then have exactly
-    the compiled types (``int`` rounds and arms, ``float`` rewards), which the online object
+    nested state), which would dominate the online object's select and update. Looked up once
+    per run (compiling on first use); arguments must then have exactly the compiled types
+    (``int`` rounds and arms, ``float`` rewards, ``bool``), which the online object
     guarantees."""
-
-    __slots__ = ("select", "step")
-
-    def __init__(self, state: Any, rng: np.ndarray) -> None:
-        self.select = _entry_point(select_one, (state, 1, rng))
-        self.step = _entry_point(step_one, (state, 0, 0.0, 1, rng))
+    return _entry_point(kernel_call, (state, 0, 0.0, 1, rng, True))
 
 
 def _entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:

@@ -6,8 +6,8 @@ driven from Python (round counter, pulls, the arm awaiting its reward, the last 
 and checkpoints.
 
 Speed: an ``update`` is only recorded in Python; the next ``select`` runs it and the selection in
-one compiled call (:func:`~risingbandits.policies.machinery.kernel.step_one`), entered without
-Numba's dispatcher (:class:`~risingbandits.policies.machinery.kernel.EntryPoints`). Anything that
+one compiled call (:func:`~risingbandits.policies.machinery.kernel.kernel_call`), entered without
+Numba's dispatcher (:func:`~risingbandits.policies.machinery.kernel.entry_point`). Anything that
 reads the state (a checkpoint, a recommendation, a trace) first applies the recorded update
 (:meth:`flush`), so the order of kernel calls is exactly the simulator's.
 
@@ -47,11 +47,10 @@ import numpy as np
 
 from risingbandits.policies.machinery.capacity import bounds, capacity_for, need, state_bytes
 from risingbandits.policies.machinery.kernel import (
-    EntryPoints,
+    entry_point,
     plan_one,
     plans_in_cost,
     recommend_one,
-    update_one,
 )
 from risingbandits.policies.machinery.trace import Trace
 from risingbandits.policies.machinery.transplant import copy_state, transplant
@@ -124,7 +123,7 @@ class OnlineRun:
         self.flushing = threading.Lock()
         capacity = capacity_for(0, horizon)
         self._hold(self._fresh(n_arms, horizon, capacity), capacity)
-        self.entry = EntryPoints(self.state, rng)
+        self.entry = entry_point(self.state, rng)
         self.trace_log: list[tuple[int, int, np.ndarray, np.ndarray]] | None = None
         if trace:
             if not hasattr(self.state, "terms"):
@@ -136,11 +135,9 @@ class OnlineRun:
         if self.pending is not None:
             return self.pending
         self._check_rounds_left()
-        if self.queued_arm >= 0:
-            arm = self.entry.step(self.state, self.queued_arm, self.queued_reward, self.t, self.rng)
-            self.queued_arm = -1
-        else:
-            arm = self.entry.select(self.state, self.t + 1, self.rng)
+        # the recorded update (none when queued_arm is -1), then the select of round t + 1
+        arm = self.entry(self.state, self.queued_arm, self.queued_reward, self.t, self.rng, True)
+        self.queued_arm = -1
         if not 0 <= arm < self.n_arms:
             return self._waits(arm)
         if self.trace_log is not None:
@@ -180,7 +177,7 @@ class OnlineRun:
             raise ValueError(f"{self.owner}: arm={arm!r} is not allowed: use 0..{self.n_arms - 1}")
         self._check_rounds_left()
         self.flush()
-        self.entry.select(self.state, self.t + 1, self.rng)
+        self.entry(self.state, -1, 0.0, self.t, self.rng, True)
         self._record(arm, reward)
 
     def select_with(self, pulls: Sequence[tuple[int, float]]) -> tuple[int, Any]:
@@ -200,9 +197,9 @@ class OnlineRun:
             if needed > self.capacity:
                 state = self._moved(capacity_for(needed, self.horizon))
         state = copy_state(self.state) if state is None else state
-        arm = self.entry.select(state, self.t + 1, self.rng)
+        arm = self.entry(state, -1, 0.0, self.t, self.rng, True)
         for k, (played, reward) in enumerate(pulls):
-            arm = self.entry.step(state, int(played), float(reward), self.t + k + 1, self.rng)
+            arm = self.entry(state, int(played), float(reward), self.t + k + 1, self.rng, True)
         if not 0 <= arm < self.n_arms:
             self._waits(arm)
         return arm, state
@@ -303,7 +300,7 @@ class OnlineRun:
         readers such as checkpoints saved from several threads flush at the same time)."""
         with self.flushing:
             if self.queued_arm >= 0:
-                update_one(self.state, self.queued_arm, self.queued_reward, self.t, self.rng)
+                self.entry(self.state, self.queued_arm, self.queued_reward, self.t, self.rng, False)
                 self.queued_arm = -1
 
     def recommend(self) -> int:

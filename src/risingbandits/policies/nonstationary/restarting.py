@@ -15,7 +15,7 @@ import numpy as np
 from risingbandits._jit import helper
 from risingbandits.policies.base import Param, Policy
 from risingbandits.policies.machinery.checkpoint import RunFacts, check_within, register_state_check
-from risingbandits.policies.machinery.common import best_active, clip_unit, show_active
+from risingbandits.policies.machinery.common import best_active, clip_unit, largest, show_active
 from risingbandits.policies.machinery.kernel import register_kernel
 from risingbandits.policies.machinery.restarts import (
     RestartClock,
@@ -56,7 +56,7 @@ def sample_index(probs: np.ndarray, rng: np.ndarray) -> int:
 def _rexp3_select(state: Rexp3State, t: int, rng: np.ndarray) -> int:
     lw, p = state.log_weights, state.scores
     n_arms = lw.shape[0]
-    top = lw.max()
+    top = largest(lw)
     total = 0.0
     for i in range(n_arms):
         p[i] = math.exp(lw[i] - top)
