@@ -127,11 +127,14 @@ def _fallback(state: Any, allowed: np.ndarray, started: np.ndarray) -> int:
     return best
 
 
-@called_helper
-def _select_dropped(state: Any, t: int, rng: np.ndarray) -> None:
-    """A ``select`` whose choice is dropped (a call, not inlined: the loop's one inlined
-    ``select`` stays its only copy, and this runs only when two results arrive in a row)."""
-    policy_select(state, t, rng)
+@runtime_free
+def _select_call(state: Any, t: int, rng: np.ndarray) -> int:
+    """The policy's ``select`` as one call for the loop's two uses (a free worker to fill; a
+    select whose choice is dropped, when two results arrive in a row): its kernel is compiled
+    once, not inlined twice. Numba's inlining is most of a kernel's compile time: HACE-UCB's
+    event loop compiled in 133 s with two copies, 80 s with the call, at 4.2 -> 3.9 M pulls/s
+    (``benchmarks/RESULTS.md``). Without Numba's runtime, as the loop."""
+    return policy_select(state, t, rng)
 
 
 @called_helper
@@ -189,7 +192,7 @@ def _events(
             t += 1
             if planning:
                 policy_plan(state, allowed, left, spent, unit, lanes)
-            arm = policy_select(state, t, rng)
+            arm = _select_call(state, t, rng)
             updated = False
             if arm >= n_arms or (arm >= 0 and not allowed[arm]) or arm < -1:
                 arm = _fallback(state, allowed, started)
@@ -223,7 +226,7 @@ def _events(
         last[arm] = reward
         spent[arm] += cum[arm, n] - cum[arm, n - 1]
         if updated:  # the kernel contract: a select before each update
-            _select_dropped(state, t, rng)
+            _select_call(state, t, rng)
         policy_update(state, arm, reward, t, rng)
         updated = True
     if planning:  # the finished pulls' cost, for a recommendation in cost (the budget is over)
