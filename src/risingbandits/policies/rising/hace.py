@@ -83,7 +83,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from risingbandits._jit import called_helper, helper
+from risingbandits._jit import called_helper, helper, runtime_free
 from risingbandits.policies.base import Param
 from risingbandits.policies.budget.phases import (
     Schedule,
@@ -212,13 +212,17 @@ def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     return arm if arm >= 0 else ace_index(state, t, rng, state.active)
 
 
-@helper
+@runtime_free
 def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     """``select`` under a budget in cost (module docstring): a round's survivors short of its
     goal in cost, least cost spent first, else ACE-UCB's index over the pulls each arm can still
-    make; only arms a worker may start; -1 (wait for a result) when none is left. Inlined (a
-    call cost the event loop 45% of its rate); the plan's per-arm values are rows of one array
-    (eleven fields of their own made the step loop without a plan 25% slower: kernel.py, speed)."""
+    make; only arms a worker may start; -1 (wait for a result) when none is left. A call
+    without Numba's runtime (:func:`~risingbandits._jit.runtime_free`), not inlined: it holds
+    a second copy of ACE-UCB's index, which every entry point (the two simulators' loops, the
+    online call) would otherwise inline and compile again even where no plan ever comes;
+    HACE-UCB's kernels compile in 104 s instead of 180 s, and the event loop runs about 15%
+    slower (``benchmarks/RESULTS.md``). The plan's per-arm values are rows of one array (eleven
+    fields of their own made the step loop without a plan 25% slower: kernel.py, speed)."""
     rounds = state.full.shape[0]
     r = int(state.budget[ROUND])
     if t == 1 and r < rounds:  # key the generator of elimination ties, as without a plan
