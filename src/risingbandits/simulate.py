@@ -22,7 +22,7 @@ from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.machinery.kernel import (
     policy_recommend,
-    policy_select,
+    policy_select_unplanned,
     policy_update,
     trace_view,
 )
@@ -85,7 +85,7 @@ def _steps(
     next_checkpoint = 0
     total = 0.0
     for t in range(1, horizon + 1):
-        arm = policy_select(state, t, rng)
+        arm = policy_select_unplanned(state, t, rng)  # (this loop never plans in cost)
         if arm < 0 or arm >= n_arms:
             raise ValueError("policy kernel returned an invalid arm")
         if tracing and (t - 1) % out.trace_every == 0:

@@ -17,8 +17,9 @@ registered here with :func:`register_kernel`:
   horizon stands for) and ``lanes`` (how many arms can spend the budget left at once: the W
   workers under a deadline, 1 for a total budget, one pot however many workers draw on it). A
   policy that plans in cost registers it and may then return -1 from ``select`` (leave the
-  worker idle until the next result); every other policy keeps its published definition, run
-  in pulls (the default ``plan`` does nothing).
+  worker idle until the next result), and may register the ``select`` it makes without a plan
+  for the pull simulator's loop, which never plans; every other policy keeps its published
+  definition, run in pulls (the default ``plan`` does nothing).
 
 A kernel must accept, at any round, an arm with no pulls yet (an arm added to a running model
 selector, :mod:`~risingbandits.policies.machinery.transplant`): rank it as in the policy's start,
@@ -91,6 +92,7 @@ def _default_recommend(state: Any, counts: np.ndarray, last: np.ndarray) -> int:
 
 _KERNELS: dict[type, tuple[SelectFn, UpdateFn, RecommendFn]] = {}
 _PLANS: dict[type, PlanFn] = {}
+_UNPLANNED: dict[type, SelectFn] = {}
 
 
 def register_kernel(
@@ -107,10 +109,15 @@ def register_kernel(
     )
 
 
-def register_plan(state_cls: type, plan: PlanFn) -> None:
+def register_plan(state_cls: type, plan: PlanFn, unplanned: SelectFn | None = None) -> None:
     """Declare that the policies whose run state is a ``state_cls`` plan in cost (``plan``:
-    module docstring)."""
+    module docstring). ``unplanned`` (optional, a :func:`~risingbandits._jit.helper`): their
+    ``select`` in a run that never plans (the pull simulator), making the choices ``select``
+    makes without a plan, without the code that reads one: the step loop then neither
+    compiles nor carries it (:func:`policy_select_unplanned`)."""
     _PLANS[state_cls] = helper(plan)
+    if unplanned is not None:
+        _UNPLANNED[state_cls] = unplanned
 
 
 def plans_in_cost(state: Any) -> bool:
@@ -130,6 +137,12 @@ def policy_plan(
 def policy_select(state: Any, t: int, rng: np.ndarray) -> int:
     """The arm the policy plays in round ``t`` (1-based)."""
     return _KERNELS[type(state)][0](state, t, rng)
+
+
+def policy_select_unplanned(state: Any, t: int, rng: np.ndarray) -> int:
+    """The arm the policy plays in round ``t`` of a run that never plans in cost (the pull
+    simulator's loop): its ``unplanned`` select if it registered one, else its ``select``."""
+    return _UNPLANNED.get(type(state), _KERNELS[type(state)][0])(state, t, rng)
 
 
 def policy_update(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
@@ -161,6 +174,15 @@ def _select_overload(state, t, rng):
     if kernel is None:
         return None
     select = kernel[0]
+    return lambda state, t, rng: select(state, t, rng)
+
+
+@overload(policy_select_unplanned, inline="always")
+def _select_unplanned_overload(state, t, rng):
+    kernel = _kernel_for(state)
+    if kernel is None:
+        return None
+    select = _UNPLANNED.get(getattr(state, "instance_class", None), kernel[0])  # type: ignore[arg-type]
     return lambda state, t, rng: select(state, t, rng)
 
 

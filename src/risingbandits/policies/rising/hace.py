@@ -199,6 +199,14 @@ def warmup_w_min(w_min: int, share: float, n_arms: int, horizon: int) -> int:
 def _select(state: HaceState, t: int, rng: np.ndarray) -> int:
     if state.budget[PLANNED] > 0:
         return select_in_cost(state, t, rng)
+    return select_in_pulls(state, t, rng)
+
+
+@helper
+def select_in_pulls(state: HaceState, t: int, rng: np.ndarray) -> int:
+    """``select`` without a plan (module docstring); the pull simulator's loop, which never
+    plans, calls it directly (:func:`~risingbandits.policies.machinery.kernel.register_plan`):
+    with :func:`select_in_cost` as a call in it, that loop ran 12-15% slower."""
     rounds = state.targets.shape[0]
     if t == 1 and rounds > 0:  # key the generator of elimination ties from the policy's own
         state.ties[0] = rng_next(rng)  # (without rounds, ACE-UCB's draws stay untouched)
@@ -218,11 +226,12 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
     goal in cost, least cost spent first, else ACE-UCB's index over the pulls each arm can still
     make; only arms a worker may start; -1 (wait for a result) when none is left. A call
     without Numba's runtime (:func:`~risingbandits._jit.runtime_free`), not inlined: it holds
-    a second copy of ACE-UCB's index, which every entry point (the two simulators' loops, the
-    online call) would otherwise inline and compile again even where no plan ever comes;
-    HACE-UCB's kernels compile in 104 s instead of 180 s, and the event loop runs about 15%
-    slower (``benchmarks/RESULTS.md``). The plan's per-arm values are rows of one array (eleven
-    fields of their own made the step loop without a plan 25% slower: kernel.py, speed)."""
+    a second copy of ACE-UCB's index, which the event loop and the online call would each
+    inline and compile again (the pull simulator's loop does not carry it:
+    :func:`select_in_pulls`); HACE-UCB's kernels compile in about 100 s instead of 180 s, and
+    the event loop runs about 15% slower (``benchmarks/RESULTS.md``). The plan's per-arm
+    values are rows of one array (eleven fields of their own made the step loop without a plan
+    25% slower: kernel.py, speed)."""
     rounds = state.full.shape[0]
     r = int(state.budget[ROUND])
     if t == 1 and r < rounds:  # key the generator of elimination ties, as without a plan
@@ -395,7 +404,7 @@ def schedule_in_cost_from_fresh(fresh: HaceState, old: HaceState, plan: ArmPlan)
 
 
 register_kernel(HaceState, _select, _update, _recommend)
-register_plan(HaceState, _plan)
+register_plan(HaceState, _plan, unplanned=select_in_pulls)
 register_transplant(HaceState, schedule_in_cost_from_fresh)
 register_state_check(HaceState, check_phase)
 
