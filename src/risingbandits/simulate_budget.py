@@ -141,7 +141,7 @@ def _select_call(state: Any, t: int, rng: np.ndarray) -> int:
 def _plan_called(
     state: Any, allowed: np.ndarray, left: np.ndarray, spent: np.ndarray, unit: float, lanes: int
 ) -> None:
-    """A ``plan`` as a call (as :func:`_select_dropped`: the loop's inlined one stays single)."""
+    """The last ``plan``, after the loop, as a call (the loop's inlined one stays single)."""
     policy_plan(state, allowed, left, spent, unit, lanes)
 
 
