@@ -1,4 +1,5 @@
 """``_jit``: ``borrow`` (arrays without an owner, so the step loop does no reference counting),
+loops compiled without Numba's runtime beside helpers that keep it,
 the disk cache's entries saved under a lock, and a kernel compiled by one process at a time.
 
 That the simulator, which borrows its state, makes the online object's choices for every policy
@@ -195,3 +196,34 @@ def test_a_selectors_first_compilation_is_announced_once(tmp_path: Path) -> None
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
     assert runs[0].stderr == f"risingbandits: {_jit.COMPILING}\n"
     assert runs[1].stderr == ""
+
+
+def _allocating_total(n: int) -> float:
+    return float(np.ones(n).sum())
+
+
+def _no_runtime_loop(n: int) -> float:
+    total = 0.0
+    for k in range(1, n + 1):
+        total += ALLOCATING(k)
+    return total
+
+
+ALLOCATING = _jit.called_helper(_allocating_total)
+NO_RUNTIME = _jit.runtime_free(_no_runtime_loop)
+
+
+def test_a_called_helper_keeps_numbas_runtime_when_first_called_from_a_runtime_free_loop() -> None:
+    # Numba compiles a callee with its first caller's flags unless the callee sets them: a
+    # called helper that allocates would then fail to compile inside a runtime-free loop
+    # ("NRT required but not enabled"), or compile, by the order of the calls.
+    assert NO_RUNTIME(4) == 1.0 + 2.0 + 3.0 + 4.0
+    assert ALLOCATING(3) == 3.0
+
+
+def test_a_runtime_free_loop_refuses_to_allocate() -> None:
+    def allocates(n: int) -> float:
+        return float(np.zeros(n).sum())
+
+    with pytest.raises(numba.core.errors.TypingError, match="zeros"):
+        _jit.runtime_free(allocates)(3)

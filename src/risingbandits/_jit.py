@@ -233,13 +233,14 @@ def called_helper(fn: F) -> F:
 
 def runtime_free(fn: F) -> F:
     """``numba.njit`` without Numba's runtime, for the simulators' loops (``simulate._steps``,
-    ``simulate_budget._events``, and the kernel call the latter makes) called on borrowed
-    arrays (:func:`borrow`): the policy kernels inlined into them count no references at
-    all. With borrowed arrays each count is still a call into the runtime, once per array of
-    the state wherever an inlined helper uses the state: HACE-UCB's state has 16 arrays
-    (ACE-UCB's 7), and its loop ran at 4.3 M steps/s with the counts, 6.1 M without
-    (``benchmarks/RESULTS.md``). Nothing in the loop may allocate (a compile error, not a
-    wrong result); its :func:`called_helper` calls keep the runtime."""
+    ``simulate_budget._events``) called on borrowed arrays (:func:`borrow`), and for kernel
+    pieces they call (``simulate_budget._select_call``; HACE-UCB's ``select_in_cost``, also
+    called by the online object, whose caller holds every array): the policy kernels inlined
+    into them count no references at all. With borrowed arrays each count is still a call
+    into the runtime, once per array of the state wherever an inlined helper uses the state:
+    HACE-UCB's state has 16 arrays (ACE-UCB's 7), and its loop ran at 4.3 M steps/s with the
+    counts, 6.1 M without (``benchmarks/RESULTS.md``). Nothing in it may allocate (a compile
+    error, not a wrong result); its :func:`called_helper` calls keep the runtime."""
     return cast(F, numba.njit(nogil=True, **_runtime(False))(fn))
 
 

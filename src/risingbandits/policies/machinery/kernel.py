@@ -46,10 +46,9 @@ steps/s). A kernel inlined there must not allocate (``np.zeros``, ``a.max()``: a
 error). Small helpers are inlined at Numba-IR level (:func:`risingbandits._jit.helper`: with
 every helper a plain call CURE-UCB ran at 6 instead of 11 M steps/s); helpers with loops of
 their own and the random draws are calls (:func:`risingbandits._jit.called_helper`),
-compiled once per process. Keep
-per-arm statistics in one 2-D array and ``update`` branch-free where it is natural
-(conditional expressions compile to selects); measure with ``benchmarks/bench_simulator.py``
-after changing a kernel.
+compiled once per process. Keep per-arm statistics in one 2-D array and ``update``
+branch-free where it is natural (conditional expressions compile to selects); measure with
+``benchmarks/bench_simulator.py`` after changing a kernel.
 """
 
 from __future__ import annotations
