@@ -253,11 +253,6 @@ def update_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> 
     kernel_call(state, arm, reward, t, rng, False)
 
 
-def step_one(state: Any, arm: int, reward: float, t: int, rng: np.ndarray) -> int:
-    """``update`` with the reward of round ``t``, then ``select`` for round ``t + 1``."""
-    return int(kernel_call(state, arm, reward, t, rng, True))
-
-
 @jit
 def plan_one(
     state: Any,
