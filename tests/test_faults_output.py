@@ -112,6 +112,22 @@ def test_run_json_shows_the_sigma_used() -> None:
     assert "sigma=auto (0.5 used)" in human.stdout
 
 
+@pytest.mark.parametrize("policy", ["hace-ucb", "ace-ucb", "cure-ucb"])
+def test_run_accepts_a_noise_level_estimated_online(policy: str) -> None:
+    """sigma="estimate" (ACE-UCB's and HACE-UCB's default) has no single value to show: the
+    run reports the parameter and no ``sigma_used`` (it failed with "could not convert string
+    to float: 'estimate'", so the default policy could not be run from the shell)."""
+    args = ["run", "--policy", policy, "--horizon", "200", "--seeds", "2"]
+    extra = [] if policy != "cure-ucb" else ["--param", "sigma=estimate"]
+    out = runner.invoke(app, [*args, *extra, "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["params"]["sigma"] == "estimate" and "sigma_used" not in data
+    assert np.isfinite(data["regret_mean"])
+    human = runner.invoke(app, [*args, *extra], env={"COLUMNS": "200"})
+    assert human.exit_code == 0 and "sigma=estimate" in human.stdout
+
+
 def test_dominance_search_lists_each_minimal_counterexample_once() -> None:
     args = ["theory", "dominance", "--search", "--instances", "30", "--max-horizon", "2000"]
     result = runner.invoke(app, args, env={"COLUMNS": "250"})

@@ -60,9 +60,10 @@ def load_instance(
 
 def sigma_used(params: dict[str, Any], inst: RisingInstance) -> float | None:
     """The sigma the policy ran with: ``"auto"`` is the instance's noise proxy (None when the
-    policy has no sigma)."""
+    policy has no sigma, or estimates it online from the rewards: ``"estimate"``, the default
+    of ACE-UCB and HACE-UCB, one value per run and step)."""
     sigma = params.get("sigma")
-    if sigma is None:
+    if sigma is None or sigma == "estimate":
         return None
     return inst.noise.proxy if sigma == "auto" else float(sigma)
 
