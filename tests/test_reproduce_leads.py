@@ -7,8 +7,16 @@ import numpy as np
 import pytest
 
 from risingbandits.reproduce.data import Results
-from risingbandits.reproduce.leads import budget_ranges, heldout_cells, lead, overall_choice
+from risingbandits.reproduce.leads import (
+    budget_ranges,
+    criteria_counts,
+    heldout_cells,
+    lead,
+    overall_choice,
+)
+from risingbandits.reproduce.sections.budgets import Setting
 from risingbandits.reproduce.sections.common import per_horizon_table
+from risingbandits.reproduce.sections.heldout import every_policy
 from risingbandits.reproduce.settings import HELDOUT_POLICY
 
 UNITS = 40
@@ -96,6 +104,38 @@ def test_heldout_criteria(shift: float, lowest: bool, no_worse: bool) -> None:
             assert c.lowest_regret is (lowest if synthetic else None)  # (b): synthetic only
             diff = own[c.horizon] - other[c.horizon]
             assert c.gap_rival.margin.mean == pytest.approx(diff.mean())
+
+
+def test_a_fails_on_any_significantly_lower_policy_not_only_the_best_by_its_mean() -> None:
+    other = {h: noise(h) + 5 for h in HORIZONS}
+    own = {h: other[h] + 0.1 for h in HORIZONS}
+    tight = {h: other[h] + 0.05 for h in HORIZONS}  # 0.05 below the default on every unit
+    centred = {h: noise(h + 3) - noise(h + 3).mean() for h in HORIZONS}
+    loose = {h: own[h] - 0.06 + 3 * centred[h] for h in HORIZONS}  # the lowest mean, noisy
+    values = {HELDOUT_POLICY: own, "sw-ucb": tight, "ucb1": loose}
+    for c in heldout_cells("s", results(values, values), HORIZONS, False):
+        assert c.gap_rival.best == "ucb1"  # shown as the best other, not significantly lower
+        assert c.gap_rival.margin.low <= 0 < c.gap_rival.margin.high
+        assert c.gap_lower == ("sw-ucb",) and not c.gap_no_worse
+
+
+def test_every_policy_is_judged_in_the_defaults_place_by_the_same_rules() -> None:
+    other = {h: noise(h) + 5 for h in HORIZONS}
+    own = {h: other[h] + 0.5 for h in HORIZONS}  # significantly above ucb1 everywhere
+    centred = {h: noise(h + 7) - noise(h + 7).mean() for h in HORIZONS}
+    close = {h: other[h] + 0.005 + 0.05 * centred[h] for h in HORIZONS}  # above ucb1, in noise
+    values = {HELDOUT_POLICY: own, "ucb1": other, "sw-ucb": close}
+    settings = [
+        Setting("heldout-ltf", "LTF", results(values, values), "horizon_percents"),
+        Setting("select-imdb", "IMDB", results(values, values), "horizons"),  # no (b) here
+    ]
+    ranked = {p: (a, b) for p, a, b in every_policy(settings)}
+    assert ranked["ucb1"] == (6, 3)  # the lowest everywhere: (a) in 6 cells, (b) in 3
+    assert ranked[HELDOUT_POLICY] == (0, 0)
+    assert ranked["sw-ucb"] == (6, 0)  # never significantly above ucb1, never below it
+    assert every_policy(settings)[0][0] == "ucb1"
+    default = [c for s in settings for c in heldout_cells(s.store, s.results, HORIZONS, True)]
+    assert criteria_counts(default)[0] == ranked[HELDOUT_POLICY][0]
 
 
 def test_a_per_horizon_table_lists_the_labels_asked_for() -> None:

@@ -324,13 +324,29 @@ def test_heldout_verdicts_agree_with_the_means(
             assert d[0] == pytest.approx(means[HELDOUT_POLICY] - means[c[rival]], abs=1e-9)
         gaps = {p: column(values, p, budget, "final_gap").mean() for p in EVERY}
         regret = {p: column(values, p, budget, "regret").mean() for p in EVERY}
-        assert c["a"] == (c["final_gap_difference"]["ci_low"] <= 0)
+        own_gap = column(values, HELDOUT_POLICY, budget, "final_gap")
+        lower = {  # (a) fails on any other policy significantly lower, not only the best one
+            p
+            for p in EVERY
+            if p != HELDOUT_POLICY
+            and paired(own_gap, column(values, p, budget, "final_gap"))[1] > 0
+        }
+        assert set(c["significantly_lower_final_gap"]) == lower
+        assert c["a"] == (not lower)
+        if c["final_gap_difference"]["ci_low"] > 0:
+            assert c["best_other_final_gap"] in lower
         synthetic = c["setting"] in SYNTHETIC
         lowest = regret[HELDOUT_POLICY] <= min(regret.values())
         assert c["b"] == (lowest if synthetic else None)  # (b) is judged on synthetic cells
         assert c["final_gap_difference"]["mean"] == pytest.approx(
             gaps[HELDOUT_POLICY] - gaps[c["best_other_final_gap"]], abs=1e-12
         )
+    ranked = report[key]["every_policy"]  # the default's row is the tally of its cells
+    assert ranked[HELDOUT_POLICY] == {
+        "a": sum(c["a"] for c in cells),
+        "b": sum(c["b"] is True for c in cells),
+    }
+    assert set(ranked) == set(EVERY)
     text = section(reproduction_quick, heading)
     mark = r"\*\*(yes|no|-)\*\*"
     rows = [line for line in text.splitlines() if re.match(rf"\| .* \| {mark} \|", line)]

@@ -20,7 +20,13 @@ from risingbandits.reproduce import figures
 from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.figures import labels_of
-from risingbandits.reproduce.leads import CRITERIA, HeldoutCell, heldout_cells, yes_no
+from risingbandits.reproduce.leads import (
+    CRITERIA,
+    HeldoutCell,
+    criteria_counts,
+    heldout_cells,
+    yes_no,
+)
 from risingbandits.reproduce.sections.budgets import Setting, load_setting
 from risingbandits.reproduce.sections.common import DIGITS, Context, per_horizon_table
 from risingbandits.reproduce.sections.modelselection import budget_field
@@ -106,12 +112,19 @@ def cell_row(s: Setting, c: HeldoutCell) -> tuple[str, ...]:
         ci_text(c.own_gap, gap),
         f"{s.results.name(c.gap_rival.best)} {ci_text(c.gap_rival.best_ci, gap)}",
         ci_text(c.gap_rival.margin, gap),
-        f"**{yes_no(c.gap_no_worse)}**",
+        f"**{yes_no(c.gap_no_worse)}**" + also_lower(s, c),
         ci_text(c.own_regret, reg),
         f"{s.results.name(c.regret_rival.best)} {ci_text(c.regret_rival.best_ci, reg)}",
         ci_text(c.regret_rival.margin, reg),
         f"**{yes_no(c.lowest_regret)}**",
     )
+
+
+def also_lower(s: Setting, c: HeldoutCell) -> str:
+    """The policies significantly below the default other than the best by its mean (which the
+    row shows): (a) fails on any of them."""
+    also = [s.results.name(p) for p in c.gap_lower if p != c.gap_rival.best]
+    return f" (also lower: {', '.join(also)})" if also else ""
 
 
 def cell_json(s: Setting, c: HeldoutCell) -> dict[str, Any]:
@@ -124,6 +137,7 @@ def cell_json(s: Setting, c: HeldoutCell) -> dict[str, Any]:
         "best_other_final_gap": c.gap_rival.best,
         "best_other_final_gap_ci": ci_json(c.gap_rival.best_ci),
         "final_gap_difference": ci_json(c.gap_rival.margin),
+        "significantly_lower_final_gap": list(c.gap_lower),
         "a": c.gap_no_worse,
         "regret": ci_json(c.own_regret),
         "best_other_regret": c.regret_rival.best,
@@ -135,15 +149,29 @@ def cell_json(s: Setting, c: HeldoutCell) -> dict[str, Any]:
 
 def tally(cells: Sequence[HeldoutCell]) -> str:
     """How many cells meet each criterion (b: of the synthetic ones)."""
-    n = len(cells)
-    a = sum(c.gap_no_worse for c in cells)
-    judged = [c for c in cells if c.lowest_regret is not None]
-    b = sum(bool(c.lowest_regret) for c in judged)
-    met = "met" if a == n and b == len(judged) else "not met"
+    n, synthetic = len(cells), sum(c.synthetic for c in cells)
+    a, b = criteria_counts(cells)
+    met = "met" if a == n and b == synthetic else "not met"
     return (
-        f"(a) holds in {a} of {n} cells, (b) in {b} of {len(judged)} synthetic cells: the "
+        f"(a) holds in {a} of {n} cells, (b) in {b} of {synthetic} synthetic cells: the "
         f"issue's goal (both in every cell) is **{met}** on these held-out instances."
     )
+
+
+def every_policy(settings: Sequence[Setting]) -> list[tuple[str, int, int]]:
+    """``(policy, cells meeting (a), cells meeting (b))`` for every policy of ``settings``
+    judged in the default's place by the same rules, most cells first: whether any other policy
+    of the library comes nearer the issue's goal."""
+    labels = [p for p in settings[0].results.labels if all(p in s.results.labels for s in settings)]
+    counts = []
+    for p in labels:
+        cells = [
+            c
+            for s in settings
+            for c in heldout_cells(s.store, s.results, budgets(s), s.store in SYNTHETIC, p)
+        ]
+        counts.append((p, *criteria_counts(cells)))
+    return sorted(counts, key=lambda row: (-row[1] - row[2], labels.index(row[0])))
 
 
 def ratio_figure(
@@ -315,7 +343,24 @@ def section(ctx: Context, held: HeldoutSet) -> tuple[list[Block], dict[str, Any]
     ]
     if any(s.per_arm for s in settings):
         blocks.append(ratio_figure(ctx, held.key, [(s, cs) for s, cs in found if s.per_arm], True))
-    blocks.append(bars_figure(ctx, held.key, [s for s in settings if not s.per_arm]))
+    ranked = every_policy(settings)
+    synthetic = sum(c.synthetic for c in cells)
+    name_of = settings[0].results.name
+    meeting = [name_of(p) for p, a, b in ranked if a == len(cells) and b == synthetic]
+    blocks += [
+        bars_figure(ctx, held.key, [s for s in settings if not s.per_arm]),
+        Heading(3, "Every policy judged in the default's place"),
+        Para(
+            "The same two criteria with each policy in turn judged against all the others "
+            f"(the default among them): cells where (a) holds, of {len(cells)}, and (b), of "
+            f"{synthetic} synthetic cells. Policies that meet both in every cell: "
+            f"{', '.join(meeting) or 'none'}."
+        ),
+        Table(
+            ("policy", "(a) cells", "(b) cells"),
+            tuple((name_of(p), str(a), str(b)) for p, a, b in ranked),
+        ),
+    ]
     for s in settings:
         hs = budgets(s)
         blocks += [
@@ -328,5 +373,6 @@ def section(ctx: Context, held: HeldoutSet) -> tuple[list[Block], dict[str, Any]
     payload = {
         "cells": [cell_json(s, c) for s, cs in found for c in cs],
         "criteria": {key: text for key, text, _ in CRITERIA},
+        "every_policy": {p: {"a": a, "b": b} for p, a, b in ranked},
     }
     return blocks, payload
