@@ -93,6 +93,15 @@ def test_refusals_are_one_line() -> None:
         explain(inst, pols * 2, 100, rounds=[5])
     with pytest.raises(ValueError, match="at least one policy"):
         explain(inst, [], 100, rounds=[5])
+    with pytest.raises(ValueError, match=r"^policy=None is not allowed: use a Policy or a"):
+        explain(inst, [None], 100, rounds=[5])  # type: ignore[list-item]
+
+
+def test_policies_may_be_given_by_name() -> None:
+    inst = rb.intro(500)
+    by_name = explain(inst, ["cure-ucb", "ucb1"], 500, 2, [1, 400])
+    by_object = explain(inst, [make_policy("cure-ucb"), make_policy("ucb1")], 500, 2, [1, 400])
+    assert by_name.at(400) == by_object.at(400)
 
 
 def test_trace_every_reads_the_recorded_rounds() -> None:

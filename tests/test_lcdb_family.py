@@ -163,6 +163,22 @@ def test_cli_run_on_a_family_instance(lcdb_dir: Path) -> None:
     assert "max_i test_i(T) - test_rec(N_rec), on the test curves" in human.output
 
 
+def test_cli_run_without_a_horizon_runs_the_whole_table(lcdb_dir: Path) -> None:
+    """Without --horizon an lcdb-v1 instance runs to where its curves end (the default 10,000
+    was refused as longer than its table, with or without --budget)."""
+    full = family_instance("lcdb-v1", 2, seed=0, horizon=10).meta["full_horizon"]
+    assert full < 10_000
+    base = ["run", "--instance", "lcdb-v1/0/2", "--policy", "ucb1", "--seeds", "2", "--json"]
+    res = CliRunner().invoke(app, base)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["horizon"] == full
+    res = CliRunner().invoke(app, [*base, "--budget", "50", "--workers", "2"])
+    assert res.exit_code == 0, res.output  # a budget in cost over the whole table
+    assert np.isfinite(json.loads(res.output)["final_gap_mean"])
+    res = CliRunner().invoke(app, ["run", "--policy", "ucb1", "--seeds", "2", "--json"])
+    assert json.loads(res.output)["horizon"] == 10_000  # intro: any horizon, the default
+
+
 @needs_lcdb
 def test_real_lcdb_known_curve(monkeypatch: pytest.MonkeyPatch) -> None:
     """Values read once from lcdb 0.1.0's database-accuracy.csv (awk over the raw rows):

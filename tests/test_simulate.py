@@ -120,6 +120,10 @@ def test_simulate_horizons_matches_direct_runs() -> None:
             direct = rb.simulate(inst, pol, h, [0, 1])
             np.testing.assert_array_equal(many[h].pulls, direct.pulls)
             np.testing.assert_allclose(many[h].regret, direct.regret)
+    by_name = rb.simulate_horizons(inst, "ucb1", [1000, 3000], [0, 1])  # as rb.simulate takes
+    np.testing.assert_array_equal(by_name[3000].pulls, many[3000].pulls)
+    with pytest.raises(ValueError, match=r"^policy=3 is not allowed: use a Policy or a policy"):
+        rb.simulate_horizons(inst, 3, [1000])  # type: ignore[arg-type]
 
 
 def test_online_object_errors() -> None:

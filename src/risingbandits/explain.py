@@ -22,6 +22,7 @@ import numpy as np
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.machinery.trace import Trace
+from risingbandits.policies.registry import as_policy
 from risingbandits.rewards import draw_run_rewards
 from risingbandits.seeding import SeedLike, reward_key
 from risingbandits.simulate import check_trace_every, simulate
@@ -265,7 +266,7 @@ def traced_run(
 
 def explain(
     instance: RisingInstance,
-    policies: Sequence[Policy],
+    policies: Sequence[Policy | str],
     horizon: int,
     seed: SeedLike = 0,
     rounds: Sequence[int] = (),
@@ -273,15 +274,17 @@ def explain(
     trace_every: int = 1,
 ) -> Explanation:
     """Run each policy once (``seed``) with its trace and read it at ``rounds`` (each in
-    [1, T]; with ``trace_every`` = k, rounds 1 + k j only). Policies must have distinct names."""
+    [1, T]; with ``trace_every`` = k, rounds 1 + k j only). Policies (objects, or registered
+    names with their defaults) must have distinct names."""
     if not policies:
         raise ValueError("policies=[] is not allowed: give at least one policy")
-    names = [p.name for p in policies]
+    resolved = [as_policy(p) for p in policies]
+    names = [p.name for p in resolved]
     for name in names:
         if names.count(name) > 1:
             raise ValueError(f"policy={name!r} is given twice: give distinct policies")
     check_run_size(instance.n_arms, horizon)
     check_trace_every(trace_every)
     asked = check_rounds(rounds, horizon, trace_every)
-    runs = tuple(traced_run(instance, p, horizon, seed, trace_every) for p in policies)
+    runs = tuple(traced_run(instance, p, horizon, seed, trace_every) for p in resolved)
     return Explanation(instance, int(horizon), seed, asked, runs)

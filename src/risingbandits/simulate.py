@@ -27,7 +27,7 @@ from risingbandits.policies.machinery.kernel import (
     trace_view,
 )
 from risingbandits.policies.machinery.trace import Trace
-from risingbandits.policies.registry import make_policy
+from risingbandits.policies.registry import as_policy
 from risingbandits.regret import Oracle
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import SeedLike, as_seed_sequence, policy_rng, reward_key
@@ -298,10 +298,7 @@ def simulate(
         return simulate_budget(
             instance, policy, budget, seeds, workers=workers, budget_kind=budget_kind
         )
-    if isinstance(policy, str):
-        policy = make_policy(policy)
-    elif not isinstance(policy, Policy):
-        raise ValueError(f"policy={policy!r} is not allowed: use a Policy or a policy name")
+    policy = as_policy(policy)
     check_run_size(instance.n_arms, horizon)
     if horizon > instance.max_horizon:
         raise ValueError(
@@ -417,14 +414,16 @@ def _trace_size(
 
 def simulate_horizons(
     instance: RisingInstance,
-    policy: Policy,
+    policy: Policy | str,
     horizons: Sequence[int],
     seeds: int | Sequence[SeedLike] = 1,
     *,
     progress: ProgressCallback | None = None,
 ) -> dict[int, SimulationResult]:
     """Results at several horizons: one run per T for policies that use the horizon, else one
-    run to the largest T read at every checkpoint. ``progress(done, total)`` counts seed runs."""
+    run to the largest T read at every checkpoint. ``policy`` as in :func:`simulate`;
+    ``progress(done, total)`` counts seed runs."""
+    policy = as_policy(policy)
     hs = sorted({int(h) for h in horizons})
     if not hs:
         raise ValueError("horizons=[] is not allowed: give at least one horizon")

@@ -47,7 +47,7 @@ from risingbandits.policies.machinery.kernel import (
     policy_update,
     trace_view,
 )
-from risingbandits.policies.registry import make_policy
+from risingbandits.policies.registry import as_policy
 from risingbandits.rewards import draw_reward
 from risingbandits.seeding import SeedLike, policy_rng, reward_key
 
@@ -386,10 +386,7 @@ def simulate_budget(
     """
     from risingbandits.simulate import _seed_list
 
-    if isinstance(policy, str):
-        policy = make_policy(policy)
-    elif not isinstance(policy, Policy):
-        raise ValueError(f"policy={policy!r} is not allowed: use a Policy or a policy name")
+    policy = as_policy(policy)
     _check_budget(budget, workers, budget_kind)
     seed_list = _seed_list(seeds)
     n_seeds, n_arms = len(seed_list), instance.n_arms

@@ -16,10 +16,14 @@ from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.families import use_curves_dir
-from risingbandits.instances.named import instance_names, named_instance
+from risingbandits.instances.named import instance_names, named_full_horizon, named_instance
 from risingbandits.policies import POLICIES, make_policy, parse_params
 from risingbandits.simulate import SimulationResult, simulate
 from risingbandits.simulate_budget import BudgetResult, simulate_budget
+
+DEFAULT_HORIZON = 10_000
+"""T when ``--horizon`` is not given and the instance has no whole table of its own (lcdb-v1
+and live-v1 instances run to where their curves end)."""
 
 
 def load_instance(
@@ -231,7 +235,13 @@ def run(
         Path | None,
         typer.Option(help="K x T mean table (.npy, .npz or .csv) instead of --instance."),
     ] = None,
-    horizon: Annotated[int, typer.Option(help="Horizon T (rounds).")] = 10_000,
+    horizon: Annotated[
+        int | None,
+        typer.Option(
+            help="Horizon T (rounds); default 10,000, or the instance's whole table where it "
+            "has one (lcdb-v1, live-v1)."
+        ),
+    ] = None,
     seeds: Annotated[int, typer.Option(help="Number of seeds (0..N-1).")] = 20,
     noise: Annotated[
         str | None,
@@ -287,6 +297,9 @@ def run(
     if curves is not None:
         use_curves_dir(curves)
     noise_model = Noise.parse(noise) if noise is not None else None
+    if horizon is None:
+        full = named_full_horizon(instance) if instance else None
+        horizon = DEFAULT_HORIZON if full is None else full
     inst = load_instance(instance, means, horizon, noise_model, allow_decreasing, costs)
     pol = make_policy(policy, preset=preset, **parse_params(policy, param or []))
     console = Console(stderr=True)

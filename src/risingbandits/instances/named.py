@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from risingbandits.instances.base import RisingInstance
-from risingbandits.instances.families import FAMILIES, family_instance
+from risingbandits.instances.families import FAMILIES, family_instance, full_horizons
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import intro
 
@@ -47,6 +47,22 @@ def named_instance(name: str, horizon: int, noise: Noise | None = None) -> Risin
     """
     if name in NAMED_INSTANCES:
         return NAMED_INSTANCES[name].build(horizon, noise or Noise())
+    fam, seed, index = family_address(name)
+    return family_instance(fam, index, seed, horizon, noise)
+
+
+def named_full_horizon(name: str) -> int | None:
+    """The longest table the instance called ``name`` has (lcdb-v1 and live-v1 instances end
+    where their curves end), or None when any horizon can be built."""
+    if name in NAMED_INSTANCES:
+        return None
+    fam, seed, index = family_address(name)
+    fulls = full_horizons(fam, index + 1, seed)
+    return None if fulls is None else fulls[index]
+
+
+def family_address(name: str) -> tuple[str, int, int]:
+    """(family, generator seed, index) of ``FAMILY`` or ``FAMILY/SEED/INDEX``."""
     fam, _, rest = name.partition("/")
     if fam in FAMILIES:
         parts = rest.split("/") if rest else ["0", "0"]
@@ -54,7 +70,7 @@ def named_instance(name: str, horizon: int, noise: Noise | None = None) -> Risin
             raise ValueError(
                 f"instance={name!r} is not allowed: use {fam} or {fam}/SEED/INDEX (integers)"
             )
-        return family_instance(fam, int(parts[1]), int(parts[0]), horizon, noise)
+        return fam, int(parts[0]), int(parts[1])
     allowed = ", ".join([*NAMED_INSTANCES, *FAMILIES])
     raise ValueError(
         f"instance={name!r} is not allowed: use one of {allowed} (or FAMILY/SEED/INDEX, "

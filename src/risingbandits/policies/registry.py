@@ -43,6 +43,16 @@ def make_policy(name: str, preset: str | None = None, **params: Any) -> Policy:
     return policy_class(name)(preset=preset, **params)
 
 
+def as_policy(policy: Policy | str) -> Policy:
+    """``policy`` itself, or the registered policy of that name with its defaults (what the
+    simulators and :func:`risingbandits.explain.explain` accept)."""
+    if isinstance(policy, str):
+        return make_policy(policy)
+    if not isinstance(policy, Policy):
+        raise ValueError(f"policy={policy!r} is not allowed: use a Policy or a policy name")
+    return policy
+
+
 def parse_params(name: str, assignments: list[str]) -> dict[str, Any]:
     """Parse ``["eps=0.25", "sigma=auto"]`` for policy ``name`` (values validated)."""
     cls = policy_class(name)
