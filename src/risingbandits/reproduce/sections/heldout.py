@@ -1,7 +1,8 @@
 """The report's sections "Held-out evaluation of the default policy", "Second held-out set" and
 "Third held-out set" (issues 13 and 21): every policy on instances never used while the default
 (HACE-UCB) was developed, and issue 21's two criteria checked cell by cell by the rules of
-:mod:`risingbandits.reproduce.leads`. The second set was made once the first had been read for
+:mod:`risingbandits.reproduce.leads`, then with every other policy judged in the default's place
+(whether any comes nearer the goal). The second set was made once the first had been read for
 four rules (a fifth reading would be tuning on it): its instances are new to every rule frozen
 since; the third, once the second had been read twice for decisions."""
 
