@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,8 @@ import pytest
 from risingbandits.cli import app
 from risingbandits.cli.errors import UserError
 from risingbandits.cli.select import _seconds_until
+from risingbandits.integrations.shell import run_commands
+from risingbandits.modelselect import ModelSelector
 from test_integrations_shell import commands, logged_steps, one_line_error, runner
 
 NOW = dt.datetime(2030, 1, 31, 17, 0).astimezone()  # local time, as the command's now
@@ -82,3 +86,62 @@ def test_cli_stops_starting_calls_at_the_deadline_and_resumes_with_a_new_one(
     assert again["budget"] <= data["spent"] + 1.0 and sum(again["pulls"].values()) > steps
     for name, calls in logged_steps(log).items():
         assert calls == list(range(1, len(calls) + 1)), name
+
+
+def slow_first_choice(delay: float) -> Callable[..., int]:
+    """``ModelSelector.select`` whose first choice takes ``delay`` seconds, as a first
+    ``select`` that compiles the policy's kernels does on a cold cache."""
+    select = ModelSelector.select
+
+    def slow(self: ModelSelector, available: object = None) -> int:
+        if self.t == 0 and not self.in_flight:
+            time.sleep(delay)
+        return select(self, available)
+
+    return slow
+
+
+@pytest.mark.parametrize("cost", ["pulls", "seconds"])
+def test_no_call_starts_when_the_first_choice_ends_past_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cost: str
+) -> None:
+    log = tmp_path / "log"
+    monkeypatch.setattr(ModelSelector, "select", slow_first_choice(0.5))
+    selector = ModelSelector(3, 30 if cost == "pulls" else 60.0, cost=cost)
+    run_commands(selector, commands(log), workers=2, deadline=0.1)
+    assert not log.exists()  # no command ran
+    assert selector.t == 0 and not selector.in_flight and sum(selector.pulls) == 0
+
+
+def test_calls_start_until_the_deadline_and_those_running_finish(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    begin = time.monotonic()
+    selector = run_commands(
+        ModelSelector(3, 1000), commands(log, extra="sleep 0.3; "), workers=2, deadline=1.0
+    )
+    took = time.monotonic() - begin
+    steps = logged_steps(log)
+    assert 1.0 <= took < 1.0 + 5.0  # the last calls started before 1 s and ran to the end
+    assert 2 <= selector.t == sum(len(calls) for calls in steps.values()) < 1000
+    assert not selector.in_flight and not selector.done
+
+
+@pytest.mark.parametrize("deadline", [-1, math.inf, math.nan, "60", True])
+def test_run_commands_refuses_a_bad_deadline(tmp_path: Path, deadline: object) -> None:
+    with pytest.raises(ValueError, match=r"deadline=.* is not allowed: use a finite number of"):
+        run_commands(ModelSelector(3, 9), commands(tmp_path / "log"), deadline=deadline)  # type: ignore[arg-type]
+
+
+def test_cli_starts_no_call_when_the_first_choice_ends_past_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log"
+    monkeypatch.setattr(ModelSelector, "select", slow_first_choice(1.5))
+    result = runner.invoke(app, ["select", *commands(log), "--deadline", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert not log.exists() and sum(data["pulls"].values()) == 0 and not data["in_flight"]
+    assert "no call started: the deadline passed first" in result.stderr
+    shown = runner.invoke(app, ["select", *commands(log), "--deadline", "1"])
+    assert shown.exit_code == 0, shown.output
+    assert "recommended: none (no score yet)" in shown.stdout and not log.exists()

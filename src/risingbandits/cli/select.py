@@ -92,6 +92,12 @@ ONE_BUDGET = (
 )
 
 
+NO_CALL = (
+    "no call started: the deadline passed first (a machine's first run compiles the policy's "
+    "kernels, about 30 s for HACE-UCB); give a later --deadline"
+)
+
+
 def _budget(
     budget: int | None, deadline: str | None, workers: int, k: int
 ) -> tuple[float, float | None]:
@@ -175,22 +181,20 @@ def _run(
     timeout: float | None,
     checkpoint: Path | None,
     quiet: bool,
-    until: float | None,
+    end: float | None,
 ) -> None:
     """Spend the budget under a progress bar. Ctrl-C, SIGTERM or SIGHUP end the commands, say
     how many scores the checkpoint keeps and exit with 128 + the signal, like ``sweep``. With a
-    deadline ``until`` seconds from now, no call starts once it has passed."""
-    end = math.inf if until is None else time.monotonic() + until
+    deadline (``end`` on the monotonic clock) no call starts once it has passed, and the budget
+    becomes the seconds spent."""
     try:
         with progress_bar(disable=quiet) as bar:
-            unit = "steps" if until is None else "seconds"
+            unit = "steps" if end is None else "seconds"
             label = f"{selector.policy['policy']} {unit}"
             task = bar.add_task(label, total=selector.budget, completed=int(selector.spent))
 
             def on_step(step: Step) -> None:
-                if time.monotonic() >= end and selector.spent < selector.budget:
-                    selector.set_budget(selector.spent)  # past the deadline: start no call
-                bar.update(task, total=selector.budget, completed=selector.spent)
+                bar.update(task, completed=selector.spent)
 
             run_commands(
                 selector,
@@ -198,8 +202,14 @@ def _run(
                 workers=workers,
                 checkpoint=checkpoint,
                 timeout=timeout,
+                deadline=None if end is None else max(0.0, end - time.monotonic()),
                 on_step=on_step,
             )
+            if end is not None and 0 < selector.spent < selector.budget:
+                selector.set_budget(selector.spent)  # the deadline passed first
+                bar.update(task, total=selector.budget, completed=selector.spent)
+        if end is not None and selector.t == 0:
+            typer.echo(NO_CALL, err=True)
     except KeyboardInterrupt as exc:
         what, code = interruption(exc)
         kept = f"; {selector.t} scores kept in {str(checkpoint)!r}" if checkpoint else ""
@@ -214,6 +224,9 @@ def _print(console: Console, data: dict[str, Any]) -> None:
         shown = "-" if score is None else f"{score:.4g}"
         table.add_row(name, str(data["pulls"][name]), shown, command)
     console.print(table)
+    if data["recommended_score"] is None:
+        console.print("recommended: none (no score yet)")
+        return
     console.print(
         f"recommended: [bold]{data['recommended']}[/bold] (last score "
         f"{data['recommended_score']:.4g}; best last score {data['best_last_score']:.4g})"
@@ -265,6 +278,7 @@ def select(
     if len(commands) < 2:
         raise UserError(f"{len(commands)} command is not allowed: give two or more")
     amount, until = _budget(budget, deadline, workers, len(commands))
+    end = None if until is None else time.monotonic() + until
     with lock_checkpoint(checkpoint):  # before it is read: a second run is refused at once
         with _budget_fits(amount):
             selector = _selector(
@@ -279,7 +293,7 @@ def select(
                 _score_range(score_range),
                 checkpoint,
             )
-        _run(selector, commands, workers, timeout, checkpoint, as_json, until)
+        _run(selector, commands, workers, timeout, checkpoint, as_json, end)
     data = dict(summary(selector, commands))
     if as_json:
         typer.echo(json.dumps(data))

@@ -329,14 +329,21 @@ def _drive(
     timeout: float | None,
     save: Callable[[], None],
     on_step: Callable[[Step], None],
+    end: float,
 ) -> None:
     with ProcessGuard() as guard, ThreadPoolExecutor(workers) as pool:
         runner = _Runner(commands, selector.names, guard, timeout)
         running: dict[Future[Output], tuple[int, int]] = {}  # -> index, step
 
-        def start(index: int) -> None:
+        def start(index: int) -> bool:
+            """Start the step of ``index`` the selector chose; past ``end`` (the choice may
+            have taken that long: a first ``select`` compiles) cancel it instead."""
+            if time.monotonic() >= end:
+                selector.cancel(index)
+                return False
             step = int(selector.pulls[index]) + 1
             running[pool.submit(runner.call, index, step)] = (index, step)
+            return True
 
         try:
             for index in selector.in_flight:  # pulls in flight when the run was saved
@@ -344,9 +351,15 @@ def _drive(
             while True:
                 busy = {selector.names[index] for index, _ in running.values()}
                 idle = [name for name in selector.active if name not in busy]
-                while len(running) < workers and idle and selector.remaining > 0:
+                while (
+                    len(running) < workers
+                    and idle
+                    and selector.remaining > 0
+                    and time.monotonic() < end
+                ):
                     index = selector.select(available=idle)
-                    start(index)
+                    if not start(index):
+                        break  # the deadline has passed
                     idle.remove(selector.names[index])
                 if not running:
                     return
@@ -361,16 +374,18 @@ def _drive(
             runner.end_all()  # the threads' calls return at once
 
 
-def _check_timeout(timeout: Any) -> float | None:
-    if timeout is None:
+def _check_seconds(name: str, value: Any, *, zero: bool) -> float | None:
+    """``value`` as finite seconds > 0 (>= 0 if ``zero``), or None; else one line."""
+    if value is None:
         return None
     if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, int | float)
-        or not (math.isfinite(timeout) and timeout > 0)
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (math.isfinite(value) and (value >= 0 if zero else value > 0))
     ):
-        raise ValueError(f"timeout={timeout!r} is not allowed: use a finite number of seconds > 0")
-    return float(timeout)
+        least = ">= 0" if zero else "> 0"
+        raise ValueError(f"{name}={value!r} is not allowed: use a finite number of seconds {least}")
+    return float(value)
 
 
 def run_commands(
@@ -380,12 +395,17 @@ def run_commands(
     workers: int = 1,
     checkpoint: str | Path | None = None,
     timeout: float | None = None,
+    deadline: float | None = None,
     on_step: Callable[[Step], None] | None = None,
 ) -> ModelSelector:
     """Spend the selector's budget on the commands (candidate ``i`` runs ``commands[i]``),
     ``workers`` at a time, each call ended after ``timeout`` seconds (None: no limit); returns
-    the selector. ``on_step`` is called after each score. The checkpoint is held for the run
+    the selector. No call starts ``deadline`` seconds after this one (None: none), the time a
+    choice takes included (a first ``select`` compiles the policy), and the calls running then
+    finish. ``on_step`` is called after each score. The checkpoint is held for the run
     (:func:`lock_checkpoint`)."""
+    left = _check_seconds("deadline", deadline, zero=True)
+    end = math.inf if left is None else time.monotonic() + left
     if len(commands) != len(selector.names):
         raise ValueError(
             f"{len(commands)} commands are not allowed for {len(selector.names)} candidates: "
@@ -393,14 +413,14 @@ def run_commands(
         )
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
-    seconds = _check_timeout(timeout)
+    seconds = _check_seconds("timeout", timeout, zero=False)
 
     def save() -> None:
         if checkpoint is not None:
             save_run(checkpoint, selector, commands)
 
     with lock_checkpoint(checkpoint):
-        _drive(selector, commands, workers, seconds, save, on_step or (lambda step: None))
+        _drive(selector, commands, workers, seconds, save, on_step or (lambda step: None), end)
     return selector
 
 
