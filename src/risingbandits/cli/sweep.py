@@ -33,6 +33,7 @@ from risingbandits.experiments.integrity import PartProblem
 from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
 from risingbandits.extras import MissingExtra
+from risingbandits.provenance import code_digest
 
 app = typer.Typer(
     help="Experiment sweeps: a TOML spec run into a resumable results directory, then summarised.",
@@ -108,6 +109,14 @@ def cells_progress(console: Console, label: str) -> Iterator[Callable[[int, int]
                 task[0](done, total)
 
         yield update
+
+
+def _code(code: str) -> str:
+    """Which code started the sweep, against this one's."""
+    if not code:
+        return "code not recorded"
+    same = "this code" if code == code_digest() else f"not this code, {code_digest()[:12]}"
+    return f"code {code[:12]} ({same})"
 
 
 def _cells_kept(store: Store) -> str:
@@ -220,6 +229,7 @@ def status(
     )
     console.print(
         f"spec {st.spec_hash[:12]}, created {st.created_at}, risingbandits {st.library_version}"
+        f", {_code(st.code)}"
     )
     table = Table()
     table.add_column("policy")

@@ -2,8 +2,8 @@
 
 Layout::
 
-    DIR/manifest.json            spec text, spec hash, input digests, library version, created
-                                 at, plan size
+    DIR/manifest.json            spec text, spec hash, input digests, library version, code
+                                 digest, created at, plan size
     DIR/parts/<task-id>.parquet  the rows of one task (task id and spec hash in its metadata)
     DIR/parts/.damaged/          files a resume set aside (never deleted)
 
@@ -14,8 +14,9 @@ missing. Parts are checked before they are counted (:mod:`.integrity`): a resume
 duplicate and foreign files to ``parts/.damaged/`` and recomputes their tasks; the summary
 refuses a store that holds any. A directory never mixes two specs: one with another spec hash is
 refused, and a manifest whose spec no longer gives its recorded hash (a means file changed, or
-the manifest was edited) is refused with the reason. A lock file (``DIR/.lock``, ``flock``)
-keeps two runs from writing into one directory at once.
+the manifest was edited) is refused with the reason; nor two codes: a resume by code other than
+the one that started the sweep is refused (:mod:`risingbandits.provenance`). A lock file
+(``DIR/.lock``, ``flock``) keeps two runs from writing into one directory at once.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from risingbandits.experiments.integrity import (
 from risingbandits.experiments.plan import Plan, make_plan
 from risingbandits.experiments.spec import Spec, parse_spec
 from risingbandits.outputs import writable_dir
+from risingbandits.provenance import code_digest
 
 try:
     import fcntl
@@ -76,6 +78,9 @@ class Manifest:
     format: int = FORMAT
     inputs: dict[str, str] = field(default_factory=dict)
     """SHA-256 of each mean-table file, keyed by ``means_file`` as the spec writes it."""
+    code: str = ""
+    """:func:`~risingbandits.provenance.code_digest` of the code that started the sweep (empty
+    in stores made before it was recorded)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class StoreStatus:
     path: Path
     spec_hash: str
     library_version: str
+    code: str
     created_at: str
     tasks_done: int
     tasks_total: int
@@ -235,6 +241,7 @@ class Store:
             spec_hash=spec.hash,
             spec_dir=str(spec.base_dir),
             library_version=__version__,
+            code=code_digest(),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             target_steps=plan.target_steps,
             tasks=len(plan.tasks),
@@ -248,12 +255,22 @@ class Store:
     def check_new_or_same(self, spec: Spec) -> bool:
         """True when the directory holds this spec's sweep (resume), False when it is new.
 
-        Refuses a directory of another spec, or a non-empty directory that is not a sweep.
+        Refuses a directory of another spec, or of the same spec started by other code
+        (:func:`~risingbandits.provenance.code_digest`; a store that does not record it is
+        taken as it is), or a non-empty directory that is not a sweep.
         """
         if self.exists():
             m = self.manifest()
             if m.spec_hash != spec.hash:
                 raise StoreError(self._mismatch(m, spec, resuming=False))
+            if m.code and m.code != code_digest():
+                raise StoreError(
+                    f"{self.path} was started by other risingbandits code (code "
+                    f"{m.code[:12]}; this one {code_digest()[:12]}: a policy or the simulator "
+                    "changed), so its rows and new ones would mix: run the spec into a new --out,"
+                    " or resume with the code that started it; its rows can still be read as "
+                    "they are (`sweep summary`, `reproduce --report-only`)"
+                )
             return True
         if self.path.exists():
             if not self.path.is_dir():
@@ -375,6 +392,7 @@ class Store:
             path=self.path,
             spec_hash=m.spec_hash,
             library_version=m.library_version,
+            code=m.code,
             created_at=m.created_at,
             tasks_done=tasks_done,
             tasks_total=len(plan.tasks),

@@ -33,6 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,14 @@ def _pruners() -> dict[str, Callable[[], Any]]:
 
 PRUNERS = ("optuna-sh", "optuna-hyperband", "optuna-median")
 """The pruners a replay can run (Optuna's defaults; module docstring)."""
+
+
+def optuna_version() -> str:
+    """The installed Optuna's version (its code decides the replays), or ``"not installed"``."""
+    try:
+        return metadata.version("optuna")
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def make_pruner(name: str) -> Any:

@@ -198,14 +198,15 @@ def run_deadline_task(task: DeadlineTask) -> dict[str, Any]:
 
 def task_fingerprint(task: DeadlineTask, instance: RisingInstance | None = None) -> str:
     """The task's :func:`~risingbandits.reproduce.task_rows.fingerprint`: the grid, the seeds,
-    each method with its resolved parameters and the instance's tables."""
+    each method with its resolved parameters, the instance's tables and the code."""
     grid = {
         "workers": WORKERS,
         "steps": STEPS,
         "seeds": task.bed.seeds,
         "methods": [(label, policy.to_dict(), plan) for label, policy, plan in methods()],
     }
-    return fingerprint(grid, task.bed.instance(task.index) if instance is None else instance)
+    instance = task.bed.instance(task.index) if instance is None else instance
+    return fingerprint(grid, instance, "reproduce/deadlines.py")
 
 
 def deadline_tasks(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:

@@ -23,7 +23,7 @@ from typing import Any
 from risingbandits.experiments.executors import Executor
 from risingbandits.instances.base import RisingInstance
 from risingbandits.instances.families import family_instance, family_size, full_horizons
-from risingbandits.integrations.optuna_pruners import PRUNERS, replay
+from risingbandits.integrations.optuna_pruners import PRUNERS, optuna_version, replay
 from risingbandits.policies import make_policy
 from risingbandits.reproduce.settings import (
     EXTRA_POLICIES,
@@ -159,14 +159,17 @@ def run_peer_task(task: PeerTask) -> dict[str, Any]:
 
 def task_fingerprint(task: PeerTask, instance: RisingInstance | None = None) -> str:
     """The task's :func:`~risingbandits.reproduce.task_rows.fingerprint`: budgets, seeds,
-    pruners, each policy with its resolved parameters and the instance's tables."""
+    pruners and Optuna's version, each policy with its resolved parameters, the instance's
+    tables and the code."""
     grid = {
         "budgets": task.budgets,
         "seeds": task.bed.seeds,
         "pruners": list(PRUNERS),
+        "optuna": optuna_version(),
         "policies": [(label, p.to_dict()) for label, p in peer_policies(task.bed.preset)],
     }
-    return fingerprint(grid, task.bed.instance(task.index) if instance is None else instance)
+    instance = task.bed.instance(task.index) if instance is None else instance
+    return fingerprint(grid, instance, "reproduce/peers.py", "integrations/optuna_pruners.py")
 
 
 COLUMNS = (

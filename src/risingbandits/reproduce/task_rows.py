@@ -17,6 +17,7 @@ import numpy as np
 from risingbandits.experiments.executors import Executor
 from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.base import RisingInstance
+from risingbandits.provenance import code_digest
 
 Rows = dict[str, list[Any]]
 
@@ -60,12 +61,15 @@ def read_task(
     return rows
 
 
-def fingerprint(grid: Mapping[str, Any], instance: RisingInstance) -> str:
+def fingerprint(grid: Mapping[str, Any], instance: RisingInstance, *code: str) -> str:
     """What a task's rows depend on besides its key (sha256): ``grid`` (JSON-able: budgets,
-    seeds, each method with its resolved parameters) and the instance's means, test means and
-    costs. live-v1's costs are the wall times measured when it was built, so another build
-    (another machine) is another instance: its kept rows are computed again, not reported."""
+    seeds, each method with its resolved parameters), the instance's means, test means and
+    costs, and the code (:func:`~risingbandits.provenance.code_digest` of the row code and the
+    task's own modules ``code``). live-v1's costs are the wall times measured when it was built,
+    so another build (another machine) is another instance: its kept rows are computed again,
+    not reported; so are rows kept by other code."""
     digest = hashlib.sha256(json.dumps(grid, sort_keys=True).encode())
+    digest.update(code_digest(*code).encode())
     for table in (instance.means, instance.test_means, instance.pull_costs):
         if table is None:
             digest.update(b"none")
