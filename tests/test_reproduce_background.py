@@ -15,9 +15,10 @@ import pytest
 from risingbandits.experiments.executors import ProcessExecutor, SerialExecutor
 from risingbandits.plots.common import save
 from risingbandits.reproduce import run as run_module
+from risingbandits.reproduce import theory_checks
 from risingbandits.reproduce.background import InBackground, figures_on
 from risingbandits.reproduce.run import pending_theory
-from risingbandits.reproduce.theory_checks import theory_params
+from risingbandits.reproduce.theory_checks import load_theory, theory_params
 
 
 def fake_checks(instances: int) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def test_missing_checks_run_beside_the_caller_and_are_kept(
         checks = get()
     assert checks is not None and checks["params"] == theory_params(7)
     assert checks["thread"] == "risingbandits-background"  # not the caller's thread
-    assert get() is checks and json.loads(path.read_text()) == checks
+    assert get() is checks and load_theory(path, 7) == checks
 
     monkeypatch.setattr(run_module, "run_theory_checks", broken_checks)
     with SerialExecutor() as pool:  # kept checks of the same parameters: nothing runs
@@ -46,7 +47,29 @@ def test_missing_checks_run_beside_the_caller_and_are_kept(
         failing = pending_theory(pool, path, 8, compute=True)  # starts, raises when asked
         with pytest.raises(ValueError, match="no checks for 8 instances"):
             failing()
-    assert json.loads(path.read_text()) == checks  # a failed run replaces nothing
+    assert load_theory(path, 7) == checks  # a failed run replaces nothing
+
+
+def test_damaged_or_stale_kept_checks_are_computed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file cut by a kill, edited, of another shape or of other code is not read: the checks
+    run again (before, a cut file stopped the report with a JSONDecodeError)."""
+    monkeypatch.setattr(run_module, "run_theory_checks", fake_checks)
+    path = tmp_path / "theory.json"
+    with SerialExecutor() as pool:
+        checks = pending_theory(pool, path, 7, compute=True)()
+    whole = path.read_text()
+    edited = json.loads(whole)
+    edited["thread"] = "another"
+    for text in (whole[: len(whole) // 2], "[1, 2]", "{" * 100_000, json.dumps(edited)):
+        path.write_text(text)
+        assert load_theory(path, 7) is None
+        with SerialExecutor() as pool:
+            assert pending_theory(pool, path, 7, compute=True)() == checks
+        assert load_theory(path, 7) == checks
+    monkeypatch.setattr(theory_checks, "code_digest", lambda *modules: "0" * 64)
+    assert load_theory(path, 7) is None  # kept by other code
 
 
 def test_checks_not_kept_and_not_asked_for_are_none(tmp_path: Path) -> None:

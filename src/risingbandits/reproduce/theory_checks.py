@@ -7,19 +7,25 @@
 * Thm. 5.4: the regret bound (minimum over the q grid) at each horizon beside CURE-UCB's measured
   regret, instance by instance.
 
-The first two do not depend on any sweep and are kept as JSON (``OUT/theory-<size>.json``), so
-a re-run reuses them; the bound is recomputed from the stores (it takes a second).
+The first two do not depend on any sweep and are kept as JSON (``OUT/theory-<size>.json``,
+written atomically with a checksum, and the digest of the code in its parameters), so a re-run
+reuses them unless the file is damaged or the code changed; the bound is recomputed from the
+stores (it takes a second).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+from risingbandits.experiments.store import atomic_write
 from risingbandits.instances import RisingInstance
+from risingbandits.provenance import code_digest
 from risingbandits.theory.bound import best_bound
 from risingbandits.theory.dominance import PAPER_HORIZON, SMALL_HORIZON, check, search
 from risingbandits.theory.exact import ExactLTF
@@ -78,26 +84,39 @@ def run_theory_checks(instances: int) -> dict[str, Any]:
 
 
 def theory_params(instances: int) -> dict[str, Any]:
+    """What the kept checks depend on: the search's parameters and the code (the theory
+    modules and this one, :func:`~risingbandits.provenance.code_digest`)."""
     return {
         "dominance_instances": instances,
         "max_horizon": PAPER_HORIZON,
         "seed": SEARCH_SEED,
         "shrink": SHRINK,
+        "code": code_digest("theory", "reproduce/theory_checks.py"),
     }
 
 
+def _checksum(checks: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(checks, sort_keys=True).encode()).hexdigest()
+
+
 def load_theory(path: Path, instances: int) -> dict[str, Any] | None:
-    """The checks kept at ``path`` when they were made with the same parameters, else None."""
-    if path.is_file():
+    """The checks kept at ``path`` when they were made with the same parameters and code and
+    are whole (their checksum), else None: a missing, damaged or stale file is computed again."""
+    try:
         kept = json.loads(path.read_text(encoding="utf-8"))
-        if kept.get("params") == theory_params(instances):
-            return dict(kept)
-    return None
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(kept, dict) or kept.get("params") != theory_params(instances):
+        return None
+    checks = {k: v for k, v in kept.items() if k != "checksum"}
+    return checks if kept.get("checksum") == _checksum(checks) else None
 
 
 def keep_theory(path: Path, checks: dict[str, Any]) -> None:
-    """Keep ``checks`` at ``path`` (read back by :func:`load_theory`)."""
-    path.write_text(json.dumps(checks, indent=1), encoding="utf-8")
+    """Keep ``checks`` at ``path``, atomically, with their checksum (read back by
+    :func:`load_theory`)."""
+    text = json.dumps({**checks, "checksum": _checksum(checks)}, indent=1).encode()
+    atomic_write(path, methodcaller("write", text))
 
 
 @dataclass(frozen=True)
