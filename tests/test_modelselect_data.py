@@ -200,6 +200,12 @@ def test_curves_resume_after_interruption(tmp_path: Path) -> None:
     assert 2 <= len(spans) < 9 and not out.exists()
     with pytest.raises(ValueError, match=r"other settings \(seed\)"):
         regenerate_curves(bow, SPECS, 12, out, seed=4)
+    manifest = parts / "manifest.json"
+    settings = manifest.read_text()
+    manifest.write_text(settings[:5])  # a manifest cut by a kill: one line, not a traceback
+    with pytest.raises(ValueError, match=r"manifest.json cannot be read \(.*\): delete "):
+        regenerate_curves(bow, SPECS, 12, out, seed=3)
+    manifest.write_text(settings)
     resumed_progress: list[int] = []
     again = regenerate_curves(
         bow, SPECS, 12, out, seed=3, workers=2, progress=lambda d, n: resumed_progress.append(d)

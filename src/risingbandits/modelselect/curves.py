@@ -59,16 +59,21 @@ def _parts_dir(out: Path) -> Path:
 def _check_manifest(parts: Path, manifest: dict[str, Any]) -> None:
     path = parts / "manifest.json"
     if path.is_file():
-        saved = json.loads(path.read_text())
+        try:
+            saved = json.loads(path.read_text())
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{path} cannot be read ({exc}): delete {parts}") from None
         if saved != manifest:
-            changed = sorted(k for k in manifest if saved.get(k) != manifest[k])
+            changed = sorted(
+                k for k in manifest if not isinstance(saved, dict) or saved.get(k) != manifest[k]
+            )
             raise ValueError(
                 f"{parts} holds runs made with other settings ({', '.join(changed)}): "
                 "delete it or choose another --out"
             )
         return
     parts.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(manifest))
+    _write_atomic(path, lambda fh: fh.write(json.dumps(manifest).encode()))
 
 
 def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
