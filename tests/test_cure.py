@@ -81,4 +81,8 @@ def test_parameter_errors_name_the_range() -> None:
         make_policy("cure-ucb", epsilon=0.1)
     with pytest.raises(ValueError, match="preset='nope'"):
         make_policy("cure-ucb", preset="nope")
+    with pytest.raises(ValueError, match=r"^cure-ucb: preset=\['imdb'\] is not allowed: use "):
+        make_policy("cure-ucb", preset=["imdb"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^policy=\['cure-ucb'\] is not allowed: use one of "):
+        make_policy(["cure-ucb"])  # type: ignore[arg-type]
     assert make_policy("cure-ucb", preset="imdb").params["eps"] == 1 / 32

@@ -288,6 +288,9 @@ def test_red_ae_eliminates_when_the_spec_criterion_holds() -> None:
 # -- parameters --------------------------------------------------------------------------------
 
 
+SW_TAU = "an integer in [1, 2**63 - 1] or 'auto'"
+
+
 @pytest.mark.parametrize(
     ("name", "params", "message"),
     [
@@ -303,15 +306,42 @@ def test_red_ae_eliminates_when_the_spec_criterion_holds() -> None:
             {"delta_schedule": "t^-2"},
             "red-ucb: delta_schedule='t^-2' is not allowed: use one of constant, t^-4",
         ),
-        ("et-swgts", {"tau": 0}, "et-swgts: tau=0 is not allowed: use an integer >= 1"),
-        ("et-swgts", {"Gamma": -1}, "et-swgts: Gamma=-1 is not allowed: use an integer >= 0"),
+        (
+            "et-swgts",
+            {"tau": 0},
+            "et-swgts: tau=0 is not allowed: use an integer in [1, 2**63 - 1]",
+        ),
+        (
+            "et-swgts",
+            {"Gamma": -1},
+            "et-swgts: Gamma=-1 is not allowed: use an integer in [0, 2**63 - 1]",
+        ),
         ("et-swgts", {"gamma": 0.0}, "et-swgts: gamma=0.0 is not allowed: use a number > 0"),
         (
             "et-swgts",
             {"window": "time"},
             "et-swgts: window='time' is not allowed: use one of pulls, rounds",
         ),
-        ("ti-ucb", {"omega": 3}, "ti-ucb: omega=3 is not allowed: use an integer >= 4"),
+        (
+            "ti-ucb",
+            {"omega": 3},
+            "ti-ucb: omega=3 is not allowed: use an integer in [4, 2**63 - 1]",
+        ),
+        # integers are judged exactly, not through a float (the kernels hold them as int64)
+        ("sw-ucb", {"tau": math.nan}, f"sw-ucb: tau=nan is not allowed: use {SW_TAU}"),
+        ("sw-ucb", {"tau": math.inf}, f"sw-ucb: tau=inf is not allowed: use {SW_TAU}"),
+        ("sw-ucb", {"tau": 2**63}, f"sw-ucb: tau={2**63} is not allowed: use {SW_TAU}"),
+        ("sw-ucb", {"tau": 10.5}, f"sw-ucb: tau=10.5 is not allowed: use {SW_TAU}"),
+        (
+            "successive-halving",
+            {"eta": 10**19},
+            f"successive-halving: eta={10**19} is not allowed: use an integer in [2, 2**63 - 1]",
+        ),
+        (
+            "cure-ucb",
+            {"eps": 10**400},
+            f"cure-ucb: eps={10**400} is not allowed: use a number in (0, 1/2)",
+        ),
         ("ti-ucb", {"gamma": 1.5}, "ti-ucb: gamma=1.5 is not allowed: use a number in [0, 1]"),
         ("red-ae", {"delta": 0.0}, "red-ae: delta=0.0 is not allowed: use a number in (0, 1)"),
         ("red-ucb-det", {"eps": 0.25}, "red-ucb-det: unknown parameter 'eps': allowed are none"),
@@ -320,6 +350,13 @@ def test_red_ae_eliminates_when_the_spec_criterion_holds() -> None:
 def test_invalid_parameters_name_the_range(name: str, params: dict, message: str) -> None:
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         make_policy(name, **params)
+
+
+def test_integer_parameters_reach_the_int64_limit() -> None:
+    assert make_policy("hace-ucb", index_from=2**63 - 1).params["index_from"] == 2**63 - 1
+    assert make_policy("sw-ucb", tau=10**18).params["tau"] == 10**18
+    assert make_policy("sw-ucb", tau=np.int64(7)).params["tau"] == 7
+    assert make_policy("sw-ucb", tau=12.0).params["tau"] == 12  # a whole float, as before
 
 
 def test_presets_horizon_and_labels() -> None:

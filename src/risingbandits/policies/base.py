@@ -34,6 +34,20 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
+INT_MAX = 2**63 - 1
+"""The largest integer parameter (the kernels hold them as int64)."""
+
+
+def finite_number(value: Any) -> bool:
+    """A finite real number that is not a bool (an integer too large for a float is not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 @dataclass(frozen=True)
 class Param:
     """One hyper-parameter: default, type, allowed range, documentation."""
@@ -55,17 +69,18 @@ class Param:
             return "one of " + ", ".join(str(c) for c in self.choices)
         if self.kind is bool:
             base = "true or false"
+        elif self.kind is int and self.high is None:  # (at most INT_MAX)
+            low = "-2**63" if self.low is None else _fmt(self.low)
+            base = f"an integer in [{low}, 2**63 - 1]"
         elif self.low is not None and self.high is not None:
             left = "(" if self.low_open else "["
             right = ")" if self.high_open else "]"
             noun = "an integer" if self.kind is int else "a number"
             base = f"{noun} in {left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
         elif self.low is not None:
-            op = ">" if self.low_open else ">="
-            noun = "an integer" if self.kind is int else "a number"
-            base = f"{noun} {op} {_fmt(self.low)}"
+            base = f"a number {'>' if self.low_open else '>='} {_fmt(self.low)}"
         else:
-            base = "an integer" if self.kind is int else "a number"
+            base = "a number"
         if self.special:
             names = [repr(s) for s in self.special]
             base += (", " + ", ".join(names[:-1]) if names[:-1] else "") + " or " + names[-1]
@@ -89,13 +104,14 @@ class Param:
         if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
             raise self._error(owner, value)
         if self.kind is int:
-            if float(value) != int(value):
+            whole = not isinstance(value, float | np.floating) or float(value).is_integer()
+            if not (whole and -INT_MAX - 1 <= int(value) <= INT_MAX):
                 raise self._error(owner, value)
             value = int(value)
         else:
-            value = float(value)
-            if not math.isfinite(value):
+            if not finite_number(value):
                 raise self._error(owner, value)
+            value = float(value)
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
             raise self._error(owner, value)
         if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
@@ -166,7 +182,7 @@ class Policy:
         spec = {p.name: p for p in self.params_spec}
         values = {p.name: p.default for p in self.params_spec}
         if preset is not None:
-            if preset not in self.presets:
+            if not isinstance(preset, str) or preset not in self.presets:
                 allowed = ", ".join(sorted(self.presets)) or "none"
                 raise ValueError(f"{self.name}: preset={preset!r} is not allowed: use {allowed}")
             values.update(self.presets[preset])

@@ -30,12 +30,9 @@ POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in _CLASSES}
 
 def policy_class(name: str) -> type[Policy]:
     """The class registered under ``name`` (one clear ValueError otherwise)."""
-    try:
-        return POLICIES[name]
-    except KeyError:
-        raise ValueError(
-            f"policy={name!r} is not allowed: use one of {', '.join(POLICIES)}"
-        ) from None
+    if not isinstance(name, str) or name not in POLICIES:
+        raise ValueError(f"policy={name!r} is not allowed: use one of {', '.join(POLICIES)}")
+    return POLICIES[name]
 
 
 def make_policy(name: str, preset: str | None = None, **params: Any) -> Policy:
