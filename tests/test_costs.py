@@ -58,6 +58,8 @@ def test_without_costs_every_pull_costs_one() -> None:
         ([[1.0, -2.0, 1.0], [1.0, 1.0, 1.0]], "costs[arm 0 (a), pull 2] = -2.0 is not allowed"),
         ([[1.0, 1.0, np.nan], [1.0, 1.0, 1.0]], "costs[arm 0 (a), pull 3] = nan is not allowed"),
         ([1.0, np.inf], "costs[arm 1 (b), pull 1] = inf is not allowed: use a finite number > 0"),
+        ([1.0, 1e308], "costs[arm 1 (b), pull 2] = 1e+308 is not allowed: use costs whose sum"),
+        (["1", "2"], "costs has text values (dtype <U1): use numbers > 0"),
     ],
 )
 def test_bad_costs_give_one_line(costs: object, message: str) -> None:

@@ -41,11 +41,23 @@ def test_from_functions_vectorised_and_scalar() -> None:
         ([[0.1, 0.2], [0.3, 1.5]], r"means\[arm 1, pull 2\] = 1.5 is outside the allowed range"),
         ([[0.1, 0.2], [-0.1, 0.5]], r"means\[arm 1, pull 1\] = -0.1 is outside"),
         ([[0.1, 0.2, 0.15], [0.1, 0.2, 0.3]], r"means\[arm 0\] decreases at pull 3"),
+        ([["0.1", "0.2"], ["0.1", "0.2"]], r"^means has text values \(dtype <U3\): use numbers"),
     ],
 )
 def test_validation_names_arm_and_pull(means: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         rb.from_means(means)
+
+
+def test_arm_names_are_a_list_of_distinct_names() -> None:
+    means = [[0.1, 0.2], [0.2, 0.3]]
+    with pytest.raises(ValueError, match=r"^arm_names='ab' is not allowed: use a list of names"):
+        rb.from_means(means, arm_names="ab")
+    with pytest.raises(ValueError, match=r"^arm_names has 'a' twice: give each arm a name of"):
+        rb.from_means(means, arm_names=["a", "a"])
+    with pytest.raises(ValueError, match=r"^arm_names='ab' is not allowed"):
+        rb.from_functions([np.sqrt, np.sqrt], 3, arm_names="ab")
+    assert rb.from_means(means, arm_names=["a", "b"]).arm_names == ("a", "b")
 
 
 def test_decreasing_table_accepted_on_request() -> None:

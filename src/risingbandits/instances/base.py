@@ -40,6 +40,24 @@ def _check_rows_equal(means: Any, field: str) -> None:
         )
 
 
+def arm_name_tuple(names: Any) -> tuple[str, ...]:
+    """``names`` as a tuple of distinct strings; a str (it would split into letters) and a
+    repeated name are refused in one line."""
+    if isinstance(names, str | bytes):
+        raise ValueError(f"arm_names={names!r} is not allowed: use a list of names, one per arm")
+    out = tuple(str(n) for n in names)
+    if len(set(out)) < len(out):
+        repeated = next(n for i, n in enumerate(out) if n in out[:i])
+        raise ValueError(f"arm_names has {repeated!r} twice: give each arm a name of its own")
+    return out
+
+
+def _refuse_text(raw: np.ndarray, field: str, allowed: str) -> None:
+    """Refuse a table of strings (NumPy would read ``"0.1"`` as a number)."""
+    if raw.dtype.kind in "SU":
+        raise ValueError(f"{field} has text values (dtype {raw.dtype}): use {allowed}")
+
+
 def validate_means(
     means: Any, names: Sequence[str] = (), require_rising: bool = True, field: str = "means"
 ) -> np.ndarray:
@@ -58,6 +76,7 @@ def validate_means(
         raise ValueError(
             f"{field} has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
         )
+    _refuse_text(raw, field, "numbers in [0, 1]")
     if table.ndim != 2:
         raise ValueError(f"{field} must be a 2-D array (arms x pulls); got shape {table.shape}")
     n_arms, n_pulls = table.shape
@@ -114,9 +133,11 @@ def refuse_first(
 def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
     """A read-only float64 table of standard deviations of ``shape``, finite and >= 0."""
     try:
-        table = np.array(std, dtype=np.float64)
+        raw = np.asarray(std)
+        table = np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("noise_std must be a numeric 2-D array (arms x pulls)") from None
+    _refuse_text(raw, "noise_std", "numbers >= 0")
     if table.shape != shape:
         raise ValueError(f"noise_std has shape {table.shape}: use the shape of means, {shape}")
     refuse_first(table, ~np.isfinite(table) | (table < 0.0), "noise_std", "a finite number >= 0")
@@ -133,6 +154,7 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
         table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("costs must be numbers: one per arm, or a table arms x pulls") from None
+    _refuse_text(raw, "costs", "numbers > 0")
     if table is None or table.ndim not in (1, 2):
         raise ValueError(
             f"costs has shape {np.shape(costs)}: use one cost per arm ({shape[0]},) or the "
@@ -145,6 +167,9 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
     if table.shape != shape:
         raise ValueError(f"costs has shape {table.shape}: use the shape of means, {shape}")
     refuse_first(table, ~np.isfinite(table) | (table <= 0.0), "costs", "a finite number > 0", names)
+    with np.errstate(over="ignore"):
+        total = np.cumsum(table, axis=1)
+    refuse_first(table, ~np.isfinite(total), "costs", "costs whose sum per arm is finite", names)
     table.setflags(write=False)
     return table
 
@@ -211,7 +236,7 @@ class RisingInstance:
     costs: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        names = tuple(str(n) for n in self.arm_names)
+        names = arm_name_tuple(self.arm_names)
         table = validate_means(self.means, names, self.require_rising)
         object.__setattr__(self, "means", table)
         if not names:

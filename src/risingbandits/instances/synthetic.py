@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.base import RisingInstance, arm_name_tuple
 from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 
@@ -93,7 +93,7 @@ def from_means(
         means,
         noise or Noise(),
         name=name,
-        arm_names=tuple(arm_names),
+        arm_names=arm_name_tuple(arm_names),
         meta={"family": "table"},
         require_rising=require_rising,
         costs=costs,
@@ -113,6 +113,7 @@ def from_functions(
     Each function gets the array of pull numbers; one that only takes scalars is called per n.
     """
     T = _check_horizon(T)
+    names = arm_name_tuple(arm_names)
     check_table_size(len(fns), T)
     n = np.arange(1, T + 1, dtype=np.float64)
     rows = []
@@ -128,6 +129,6 @@ def from_functions(
         np.vstack(rows) if rows else np.zeros((0, T)),
         noise or Noise(),
         name=name,
-        arm_names=tuple(arm_names),
+        arm_names=names,
         meta={"family": "functions"},
     )
