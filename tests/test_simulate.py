@@ -111,6 +111,58 @@ def test_simulate_errors() -> None:
         rb.simulate(inst, make_policy("ucb1"), 100, 1, checkpoints=[200])
 
 
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rb.simulate("intro", "ucb1", 50), "instance='intro' is not allowed: use a Risi"),
+        (lambda: rb.simulate_horizons("intro", "ucb1", [50]), "instance='intro' is not allowed"),
+        (
+            lambda: rb.simulate(rb.intro(100), "ucb1", 50, checkpoints=["a"]),
+            r"^checkpoints\[0\]='a' is not allowed: use an integer$",
+        ),
+        (
+            lambda: rb.simulate(rb.intro(100), "ucb1", 50, checkpoints=[10.7]),
+            r"^checkpoints\[0\]=10.7 is not allowed",
+        ),
+        (
+            lambda: rb.simulate(rb.intro(100), "ucb1", 50, checkpoints=[10, True]),
+            r"^checkpoints\[1\]=True is not allowed",
+        ),
+        (
+            lambda: rb.simulate_horizons(rb.intro(100), "ucb1", [20, 30.5]),
+            r"^horizons\[1\]=30.5 is not allowed",
+        ),
+        (
+            lambda: rb.simulate(rb.intro(100), "ucb1", 50, 2**64),
+            rf"^seeds=18446744073709551616 is not allowed: use a count in 1..{2**63 - 1} or a",
+        ),
+    ],
+)
+def test_bad_arguments_are_one_line(call, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=message) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def test_checkpoints_take_numpy_integers() -> None:
+    run = rb.simulate(rb.intro(100), "ucb1", 50, checkpoints=[np.int64(20), 50])
+    assert run.checkpoint_horizons == (20, 50)
+
+
+def test_arguments_are_checked_before_the_first_seed_runs() -> None:
+    called: list[int] = []
+    for progress in (3, "x"):
+        with pytest.raises(ValueError, match=f"progress={progress!r} is not allowed"):
+            rb.simulate(rb.intro(100), "ucb1", 50, 2, progress=progress)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=f"progress={progress!r} is not allowed"):
+            rb.simulate_horizons(rb.intro(100), "ucb1", [20, 50], progress=progress)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="horizon=101 is not allowed"):  # no run at T = 20 first
+        rb.simulate_horizons(
+            rb.intro(100), "cure-ucb", [20, 101], progress=lambda d, n: called.append(d)
+        )
+    assert called == []
+
+
 def test_simulate_horizons_matches_direct_runs() -> None:
     inst = rb.intro(3000)
     for name in ("cure-ucb", "ucb1"):

@@ -128,12 +128,22 @@ def test_a_policy_that_does_not_plan_never_starts_a_busy_candidate() -> None:
         ({"budget": 10, "workers": 0}, "workers=0 is not allowed: use an integer in 1..4096"),
         ({"budget": 10, "workers": 2.0}, "workers=2.0 is not allowed"),
         ({"budget": 10, "budget_kind": "wall"}, "budget_kind='wall' is not allowed"),
+        ({"budget": 10**400}, "^budget=1000.* is not allowed: use a finite number > 0$"),
+        ({"budget": 1e308, "workers": 2}, r"^budget=1e\+308 is not allowed with workers=2: the"),
+        ({"budget": 10, "seeds": 2**64}, "^seeds=18446744073709551616 is not allowed: use a"),
+        ({"budget": 10, "instance": "intro"}, "^instance='intro' is not allowed: use a Rising"),
     ],
 )
 def test_bad_input_is_one_line(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message) as info:
-        simulate_budget(COSTLY, "ucb1", seeds=1, **kwargs)
+        simulate_budget(**{"instance": COSTLY, "policy": "ucb1", "seeds": 1, **kwargs})
     assert "\n" not in str(info.value)
+
+
+def test_a_budget_beyond_the_table_buys_the_whole_table() -> None:
+    res = simulate_budget(COSTLY, "ucb1", 2**70, workers=2)  # (an int numpy cannot hold)
+    assert res.horizon == 3 * 400 and res.pulls.sum() == 3 * 400
+    assert np.isfinite(res.spent).all() and np.isfinite(res.cost_regret).all()
 
 
 def test_simulate_takes_a_horizon_or_a_budget() -> None:

@@ -10,7 +10,8 @@ is exactly the run at the smaller horizon.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
@@ -20,6 +21,7 @@ import numpy as np
 from risingbandits._jit import borrow, called_helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
 from risingbandits.policies.base import Policy, check_run_size
+from risingbandits.policies.machinery.checkpoint import integer
 from risingbandits.policies.machinery.kernel import (
     policy_recommend,
     policy_select_unplanned,
@@ -209,8 +211,10 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
             f"seeds={seeds!r} is not allowed: use an integer count >= 1 or a list of seeds"
         )
     if isinstance(seeds, int | np.integer):
-        if seeds < 1:
-            raise ValueError(f"seeds={seeds} is not allowed: use a count >= 1 or a list of seeds")
+        if not 1 <= seeds <= sys.maxsize:
+            raise ValueError(
+                f"seeds={seeds} is not allowed: use a count in 1..{sys.maxsize} or a list of seeds"
+            )
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]
@@ -220,6 +224,44 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
     for s in out:
         as_seed_sequence(s)
     return out
+
+
+def check_instance(instance: Any) -> None:
+    """``instance`` is a :class:`RisingInstance` (one clear line otherwise)."""
+    if not isinstance(instance, RisingInstance):
+        raise ValueError(
+            f"instance={instance!r} is not allowed: use a RisingInstance (risingbandits.intro(), "
+            "from_means, ...)"
+        )
+
+
+def _check_horizon(instance: RisingInstance, horizon: Any) -> None:
+    check_run_size(instance.n_arms, horizon)
+    if horizon > instance.max_horizon:
+        raise ValueError(
+            f"horizon={horizon} is not allowed: instance {instance.name!r} has means for "
+            f"T <= {instance.max_horizon}"
+        )
+
+
+def _check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress={progress!r} is not allowed: use None or a function progress(done, total)"
+        )
+
+
+def _sorted_integers(name: str, values: Any) -> list[int]:
+    """``values`` (integers, numpy's too) sorted without repeats; one line naming the first
+    entry that is not an integer otherwise (a float is not truncated)."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(f"{name}={values!r} is not allowed: use a list of integers")
+    out = set()
+    for i, value in enumerate(values):
+        if not integer(value):
+            raise ValueError(f"{name}[{i}]={value!r} is not allowed: use an integer")
+        out.add(int(value))
+    return sorted(out)
 
 
 TRACE_LIMIT = 50_000_000
@@ -298,14 +340,10 @@ def simulate(
         return simulate_budget(
             instance, policy, budget, seeds, workers=workers, budget_kind=budget_kind
         )
+    check_instance(instance)
     policy = as_policy(policy)
-    check_run_size(instance.n_arms, horizon)
-    if horizon > instance.max_horizon:
-        raise ValueError(
-            f"horizon={horizon} is not allowed: instance {instance.name!r} has means for "
-            f"T <= {instance.max_horizon}"
-        )
-    cps = sorted({int(c) for c in checkpoints})
+    _check_horizon(instance, horizon)
+    cps = _sorted_integers("checkpoints", checkpoints)
     if cps and (cps[0] < 1 or cps[-1] > horizon):
         raise ValueError(f"checkpoints={cps} are not allowed: use horizons in 1..{horizon}")
     if cps and policy.uses_horizon and cps != [horizon]:
@@ -314,6 +352,7 @@ def simulate(
             "simulate it once per horizon"
         )
     seed_list = _seed_list(seeds)
+    _check_progress(progress)
     n_seeds, n_arms = len(seed_list), instance.n_arms
     n_terms, n_traced = _trace_size(policy, trace, trace_every, horizon, n_seeds, n_arms)
     pulls = np.zeros((n_seeds, n_arms), np.int64)
@@ -423,11 +462,15 @@ def simulate_horizons(
     """Results at several horizons: one run per T for policies that use the horizon, else one
     run to the largest T read at every checkpoint. ``policy`` as in :func:`simulate`;
     ``progress(done, total)`` counts seed runs."""
+    check_instance(instance)
     policy = as_policy(policy)
-    hs = sorted({int(h) for h in horizons})
+    hs = _sorted_integers("horizons", horizons)
     if not hs:
         raise ValueError("horizons=[] is not allowed: give at least one horizon")
+    for h in (hs[0], hs[-1]):  # (every run is checked before the first starts)
+        _check_horizon(instance, h)
     n_seeds = len(_seed_list(seeds))
+    _check_progress(progress)
     if not policy.uses_horizon:
         res = simulate(instance, policy, hs[-1], seeds, checkpoints=hs, progress=progress)
         return {h: res.at(h) for h in hs}

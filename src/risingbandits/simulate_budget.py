@@ -38,7 +38,7 @@ import numpy as np
 
 from risingbandits._jit import borrow, called_helper, helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
-from risingbandits.policies.base import Policy
+from risingbandits.policies.base import Policy, finite_number
 from risingbandits.policies.machinery.kernel import (
     plans_in_cost,
     policy_plan,
@@ -349,9 +349,7 @@ class BudgetResult:
 
 
 def _check_budget(budget: Any, workers: Any, budget_kind: Any) -> None:
-    if isinstance(budget, bool) or not isinstance(budget, int | float | np.integer | np.floating):
-        raise ValueError(f"budget={budget!r} is not allowed: use a finite number > 0")
-    if not (np.isfinite(budget) and budget > 0):
+    if not finite_number(budget) or budget <= 0:
         raise ValueError(f"budget={budget!r} is not allowed: use a finite number > 0")
     if (
         isinstance(workers, bool)
@@ -384,13 +382,19 @@ def simulate_budget(
     counting pulls (the comparison "the same policy counting pulls"). ``record_events`` keeps
     every pull as (arm, worker, start, end) (:attr:`BudgetResult.events`).
     """
-    from risingbandits.simulate import _seed_list
+    from risingbandits.simulate import _seed_list, check_instance
 
+    check_instance(instance)
     policy = as_policy(policy)
     _check_budget(budget, workers, budget_kind)
     seed_list = _seed_list(seeds)
     n_seeds, n_arms = len(seed_list), instance.n_arms
     capacity = budget_capacity(float(budget), int(workers), budget_kind, n_arms)
+    if not finite_number(capacity):
+        raise ValueError(
+            f"budget={budget!r} is not allowed with workers={workers}: the cost they can spend "
+            "together, budget x min(workers, arms), must be a finite number"
+        )
     cum = cumulative_costs(instance)
     reach = reachable_pulls(instance, float(budget))
     horizon = most_pulls(instance, reach, capacity)
