@@ -94,11 +94,14 @@ def test_trials_report_each_step_and_end_complete_or_pruned(tmp_path: Path) -> N
         selection.select()
 
 
+SPACE = {
+    "alpha": optuna.distributions.FloatDistribution(1e-4, 1e-1, log=True),
+    "layers": optuna.distributions.IntDistribution(1, 3),
+}
+
+
 def test_a_search_space_is_sampled_once_by_the_study_sampler() -> None:
-    space = {
-        "alpha": optuna.distributions.FloatDistribution(1e-4, 1e-1, log=True),
-        "layers": optuna.distributions.IntDistribution(1, 3),
-    }
+    space = SPACE
     drawn = []
     for _ in range(2):
         study = optuna.create_study(
@@ -134,6 +137,11 @@ def test_parallel_steps_report_in_any_order_and_finish_waits_for_them() -> None:
         ),
         ({"candidates": CANDIDATES, "search_space": {}}, "either candidates"),
         ({"search_space": {}}, "n_candidates=None"),
+        ({"search_space": {}, "n_candidates": 2}, "search_space={} is not allowed: use a non"),
+        ({"search_space": {"x": 3}, "n_candidates": 2}, r"search_space=\{'x': 3\} is not allowed"),
+        ({"search_space": [1], "n_candidates": 2}, r"search_space=\[1\] is not allowed"),
+        ({"search_space": SPACE, "n_candidates": -1}, "^n_candidates=-1 is not allowed: give"),
+        ({"candidates": CANDIDATES, "budget": None, "timeout": 10**400}, "^timeout=1000.* is not"),
         ({"candidates": CANDIDATES, "budget": 2}, "budget=2"),
         ({"candidates": CANDIDATES, "timeout": 60}, "budget .* or timeout .* one of the two"),
         ({"candidates": CANDIDATES, "budget": None}, "budget .* or timeout .* one of the two"),
@@ -147,6 +155,15 @@ def test_bad_input_is_refused_before_any_trial_is_created(kwargs: dict, message:
     with pytest.raises(ValueError, match=message):
         OptunaSelection(study, **{"budget": 10, **kwargs})
     assert study.trials == []
+
+
+def test_run_refuses_a_train_step_that_is_not_a_function() -> None:
+    study = optuna.create_study(direction="maximize")
+    selection = OptunaSelection(study, CANDIDATES, budget=10)
+    with pytest.raises(ValueError, match=r"^train_step=3 is not allowed: use a function"):
+        selection.run(3)  # type: ignore[arg-type]
+    assert {t.state for t in study.trials} == {optuna.trial.TrialState.RUNNING}
+    assert selection.selector.t == 0
 
 
 def test_a_minimising_study_is_refused() -> None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("ray.tune")
@@ -246,10 +247,12 @@ def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_p
         ({"time_budget_s": 60}, "give budget .* or time_budget_s .* one of the two"),
         ({"budget": None, "time_budget_s": 0}, "time_budget_s=0 is not allowed: use a finite"),
         ({"budget": None, "time_budget_s": float("inf")}, "time_budget_s=inf is not allowed"),
+        ({"budget": None, "time_budget_s": 10**400}, "time_budget_s=1000.* is not allowed"),
         ({"cost": "seconds"}, "cost='seconds' is not allowed: the scheduler takes"),
         ({"mode": "best"}, "mode='best' is not allowed"),
         ({"metric": ""}, "metric='' is not allowed"),
         ({"policy": "nope"}, "policy='nope' is not allowed: use one of"),
+        ({"policy": ["x"]}, r"policy=\['x'\] is not allowed: use one of"),
         ({"preset": "nope"}, "preset='nope' is not allowed"),
         ({"params": {"nope": 1}}, "unknown parameter 'nope'"),
         ({"seed": -1}, "seed=-1 is not allowed"),
@@ -264,6 +267,11 @@ def test_bad_settings_are_refused_in_one_line(options: dict, message: str) -> No
     with pytest.raises(ValueError, match=message) as error:
         RisingBanditScheduler(**{"budget": 10, **options})
     assert "\n" not in str(error.value)
+
+
+def test_a_numpy_integer_budget_is_taken() -> None:
+    scheduler = RisingBanditScheduler(budget=np.int64(10), metric="score", mode="max")
+    assert scheduler._budget == 10 and type(scheduler._budget) is int
 
 
 def test_the_example_uses_the_default_policy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -102,6 +103,40 @@ def test_a_command_without_an_acceptable_score_names_candidate_and_output(
     cmds = ["echo 0.5", output]
     with pytest.raises(StepFailed, match=rf"candidate 'candidate1' \(step 1\): .*{expected}"):
         run_commands(ModelSelector(2, 10, seed=0), cmds)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"commands": "ab"}, "^commands='ab' is not allowed: use a list of shell commands"),
+        ({"commands": None}, "^commands=None is not allowed"),
+        ({"commands": [1, 2]}, r"^commands=\[1, 2\] is not allowed"),
+        ({"selector": None}, "^selector=None is not allowed: use a ModelSelector"),
+        (
+            {"selector": ModelSelector(2, 10.0, "ucb1", cost="given")},
+            "^a selector with cost='given' is not allowed: a command reports no cost",
+        ),
+        ({"checkpoint": 3}, "^checkpoint=3 is not allowed: use None or a file path"),
+        ({"on_step": 3}, "^on_step=3 is not allowed: use None or a function"),
+        ({"timeout": 10**400}, "^timeout=1000.* is not allowed: use a finite number of seconds"),
+        ({"deadline": 10**400}, "^deadline=1000.* is not allowed: use a finite number of"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_command_runs(
+    tmp_path: Path, options: dict, message: str
+) -> None:
+    log = tmp_path / "log"
+    arguments = {"selector": ModelSelector(2, 10, "ucb1"), "commands": commands(log, CAPS[:2])}
+    with pytest.raises(ValueError, match=message) as error:
+        run_commands(**{**arguments, **options})
+    assert "\n" not in str(error.value) and not log.exists()
+
+
+def test_numpy_integer_workers_are_taken(tmp_path: Path) -> None:
+    selector = run_commands(
+        ModelSelector(2, 6, "ucb1"), commands(tmp_path / "log", CAPS[:2]), workers=np.int64(2)
+    )
+    assert selector.done and sum(selector.pulls) == 6
 
 
 def one_line_error(args: list[str]) -> str:

@@ -39,8 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from risingbandits.extras import require
+from risingbandits.integrations.checks import check_seconds
 from risingbandits.modelselect import ModelSelector
-from risingbandits.policies.machinery.checkpoint import number
 
 if TYPE_CHECKING:
     import optuna
@@ -115,9 +115,28 @@ def _budget_and_cost(budget: Any, timeout: Any, options: Mapping[str, Any]) -> t
         )
     if timeout is None:
         return budget, "pulls"
-    if not number(timeout) or timeout <= 0:
-        raise ValueError(f"timeout={timeout!r} is not allowed: use a finite number of seconds > 0")
-    return timeout, "seconds"
+    return check_seconds("timeout", timeout), "seconds"
+
+
+def _sampled(space: Any, n_candidates: Any) -> list[dict[str, Any]]:
+    """The distributions of ``n_candidates`` trials sampled from ``space`` (a dict of Optuna
+    distributions; one line otherwise)."""
+    if isinstance(n_candidates, bool) or not isinstance(n_candidates, int) or n_candidates < 2:
+        raise ValueError(
+            f"n_candidates={n_candidates!r} is not allowed: give the number of trials "
+            "to sample from search_space (an integer >= 2)"
+        )
+    distributions = _optuna().distributions
+    if (
+        not isinstance(space, Mapping)
+        or not space
+        or not all(isinstance(d, distributions.BaseDistribution) for d in space.values())
+    ):
+        raise ValueError(
+            f"search_space={space!r} is not allowed: use a non-empty dict of Optuna "
+            "distributions (optuna.distributions.FloatDistribution(...), ...)"
+        )
+    return [dict(space)] * n_candidates
 
 
 class OptunaSelection:
@@ -148,13 +167,8 @@ class OptunaSelection:
         amount, cost = _budget_and_cost(budget, timeout, selector_options)
         # everything is checked before the first trial is created
         if search_space is not None:
-            if isinstance(n_candidates, bool) or not isinstance(n_candidates, int):
-                raise ValueError(
-                    f"n_candidates={n_candidates!r} is not allowed: give the number of trials "
-                    "to sample from search_space (an integer >= 2)"
-                )
-            fixed = [dict(search_space)] * n_candidates
-            enqueued: list[dict[str, Any] | None] = [None] * n_candidates
+            fixed = _sampled(search_space, n_candidates)
+            enqueued: list[dict[str, Any] | None] = [None] * len(fixed)
         else:
             if isinstance(candidates, Mapping | str) or not isinstance(candidates, Sequence):
                 raise ValueError(
@@ -247,6 +261,11 @@ class OptunaSelection:
         """Spend the whole budget one step at a time (``train_step(i, trial)`` trains candidate
         ``i`` one step and returns its score), then :meth:`finish`. A step that raises or
         returns no valid score fails its trial (:meth:`fail`) and the others go on."""
+        if not callable(train_step):
+            raise ValueError(
+                f"train_step={train_step!r} is not allowed: use a function train_step(i, trial) "
+                "that returns the score"
+            )
         while not self.selector.done and self._trainable():
             candidate = self.select()
             failure = self._step(train_step, candidate)

@@ -62,6 +62,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow.fs
 
 from risingbandits.extras import require
@@ -73,6 +74,7 @@ from ray.air.constants import EXPR_PROGRESS_FILE, EXPR_RESULT_FILE  # noqa: E402
 from ray.tune.experiment import Trial  # noqa: E402
 from ray.tune.schedulers import TrialScheduler  # noqa: E402
 
+from risingbandits.integrations.checks import check_seconds  # noqa: E402
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
 from risingbandits.modelselect.costs import least_cost  # noqa: E402
@@ -375,14 +377,10 @@ def _checked_budget(budget: Any, time_budget_s: Any) -> tuple[float, bool]:
             "the two"
         )
     if time_budget_s is None:
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 2:
+        if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 2:
             raise ValueError(f"budget={budget!r} is not allowed: use an integer >= 2")
-        return budget, False
-    if not number(time_budget_s) or time_budget_s <= 0:
-        raise ValueError(
-            f"time_budget_s={time_budget_s!r} is not allowed: use a finite number of seconds > 0"
-        )
-    return float(time_budget_s), True
+        return int(budget), False
+    return check_seconds("time_budget_s", time_budget_s), True
 
 
 def _store_logs(trial: Trial) -> None:

@@ -42,6 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
+from risingbandits.integrations.checks import check_seconds
 from risingbandits.integrations.lifetime import ProcessGuard
 from risingbandits.integrations.tail import Tail
 from risingbandits.locking import exclusive
@@ -374,18 +377,39 @@ def _drive(
             runner.end_all()  # the threads' calls return at once
 
 
-def _check_seconds(name: str, value: Any, *, zero: bool) -> float | None:
-    """``value`` as finite seconds > 0 (>= 0 if ``zero``), or None; else one line."""
-    if value is None:
-        return None
+def _check_run(
+    selector: Any, commands: Any, workers: Any, checkpoint: Any, on_step: Any
+) -> list[str]:
+    """The commands as a list, once every argument of :func:`run_commands` but the seconds is
+    checked (one line otherwise)."""
+    if not isinstance(selector, ModelSelector):
+        raise ValueError(f"selector={selector!r} is not allowed: use a ModelSelector")
+    if selector.cost == "given":
+        raise ValueError(
+            "a selector with cost='given' is not allowed: a command reports no cost; use "
+            "cost='pulls' or cost='seconds'"
+        )
     if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not (math.isfinite(value) and (value >= 0 if zero else value > 0))
+        isinstance(commands, str)
+        or not isinstance(commands, Sequence)
+        or not all(isinstance(c, str) for c in commands)
     ):
-        least = ">= 0" if zero else "> 0"
-        raise ValueError(f"{name}={value!r} is not allowed: use a finite number of seconds {least}")
-    return float(value)
+        raise ValueError(
+            f"commands={commands!r} is not allowed: use a list of shell commands (str), one per "
+            "candidate"
+        )
+    if len(commands) != len(selector.names):
+        raise ValueError(
+            f"{len(commands)} commands are not allowed for {len(selector.names)} candidates: "
+            "give one command per candidate"
+        )
+    if isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
+    if checkpoint is not None and not isinstance(checkpoint, str | os.PathLike):
+        raise ValueError(f"checkpoint={checkpoint!r} is not allowed: use None or a file path")
+    if on_step is not None and not callable(on_step):
+        raise ValueError(f"on_step={on_step!r} is not allowed: use None or a function of a Step")
+    return list(commands)
 
 
 def run_commands(
@@ -404,23 +428,17 @@ def run_commands(
     choice takes included (a first ``select`` compiles the policy), and the calls running then
     finish. ``on_step`` is called after each score. The checkpoint is held for the run
     (:func:`lock_checkpoint`)."""
-    left = _check_seconds("deadline", deadline, zero=True)
+    left = None if deadline is None else check_seconds("deadline", deadline, zero=True)
     end = math.inf if left is None else time.monotonic() + left
-    if len(commands) != len(selector.names):
-        raise ValueError(
-            f"{len(commands)} commands are not allowed for {len(selector.names)} candidates: "
-            "give one command per candidate"
-        )
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
-    seconds = _check_seconds("timeout", timeout, zero=False)
+    commands = _check_run(selector, commands, workers, checkpoint, on_step)
+    seconds = None if timeout is None else check_seconds("timeout", timeout)
 
     def save() -> None:
         if checkpoint is not None:
             save_run(checkpoint, selector, commands)
 
     with lock_checkpoint(checkpoint):
-        _drive(selector, commands, workers, seconds, save, on_step or (lambda step: None), end)
+        _drive(selector, commands, int(workers), seconds, save, on_step or (lambda step: None), end)
     return selector
 
 
