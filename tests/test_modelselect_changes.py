@@ -64,8 +64,8 @@ def test_added_candidate_gets_forced_pulls_then_competes() -> None:
     assert sel.done and sum(sel.pulls) == 120 and sel.pulls[2] >= NEW_CANDIDATE_PULLS
     summary = sel.summary()
     assert set(summary["pulls"]) == {"a", "b", "c"}
-    for bad in ("a", "", 3):
-        with pytest.raises(ValueError, match="is not allowed: use a new, non-empty name"):
+    for bad in ("a", "", " ", 3):
+        with pytest.raises(ValueError, match="is not allowed: use a new, non-blank name"):
             sel.add_candidate(bad)  # type: ignore[arg-type]
 
 

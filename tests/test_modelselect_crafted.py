@@ -82,6 +82,30 @@ def test_deeply_nested_json_is_refused(tmp_path: Path) -> None:
     refused(path, "cannot be read: it is nested too deeply")
 
 
+def test_an_integer_of_5000_digits_is_refused_as_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "digits.json"
+    path.write_text('{"format": "risingbandits.modelselect/4", "seed": ' + "9" * 5000 + "}")
+    refused(path, rf"^checkpoint {str(path)!r} cannot be read: .*4300 digits")
+
+
+def test_a_path_that_cannot_hold_a_checkpoint_is_one_line(tmp_path: Path) -> None:
+    """A folder, a missing folder or no path at all gave IsADirectoryError, FileNotFoundError
+    and TypeError."""
+    sel = ModelSelector(3, 10)
+    for path, why in [
+        (tmp_path, "it is a folder"),
+        (tmp_path / "missing" / "sel.json", r"\(No such file or directory\): give a file in an"),
+    ]:
+        with pytest.raises(
+            ValueError, match=rf"^checkpoint {str(path)!r} cannot be written.*{why}"
+        ):
+            sel.save(path)
+    assert list(tmp_path.iterdir()) == []  # no part file left
+    for call in (ModelSelector.load, sel.save):
+        with pytest.raises(ValueError, match=r"^path=3 is not allowed: use a file path"):
+            call(3)  # type: ignore[operator]
+
+
 @pytest.mark.parametrize(
     "edit, match",
     [
@@ -133,12 +157,77 @@ def test_deeply_nested_json_is_refused(tmp_path: Path) -> None:
             lambda d: d["policy"]["last"].__setitem__(0, 85.0),
             r"checkpoint last\[0\]=85\.0 is not allowed: use a number in \[-1, 2\]",
         ),
+        # states the API cannot reach, and numbers too large for a float
+        (lambda d: d.update(in_flight=[0] * 20), r"in_flight=.* use at most 3 pulls \(max_pending"),
+        (
+            lambda d: d.update(max_pending=2, in_flight=[0, 1, 2]),
+            r"checkpoint in_flight=\[0, 1, 2\] is not allowed: use at most 2 pulls",
+        ),
+        (
+            lambda d: d["candidates"]["names"].__setitem__(0, ""),
+            r"checkpoint candidates\.names=\['', 'b', 'c'\] is not allowed: .* non-blank names",
+        ),
+        (
+            lambda d: d["history"]["metrics"].append([3, {"loss": float("nan")}]),
+            r"checkpoint history\.metrics=\[3, \{'loss': nan\}\] is not allowed: .*JSON values",
+        ),
+        (
+            lambda d: d["candidates"].update(forced=[[0, 1]]),
+            r"candidates\.forced=\[0, 1\] is not allowed: candidate 0 has \d+ pulls reported",
+        ),
+        (lambda d: d.update(noise_proxy=10**400), r"checkpoint noise_proxy=1000.*\.\.\. is not"),
     ],
 )
 def test_a_crafted_field_is_refused_in_one_line(
     tmp_path: Path, edit: Callable[[dict], Any], match: str
 ) -> None:
     refused(edited(tmp_path, edit), match)
+
+
+def trace_rows(tmp_path: Path, edit: Callable[[list], Any]) -> Path:
+    """A checkpoint with a trace (70 steps reported, one in flight), its rows edited."""
+    path, data = saved(tmp_path, trace=True)
+    edit(data["trace"])
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda rows: rows.extend(list(rows)), r"trace\[71\]=1 is not allowed: use a round in"),
+        (lambda rows: rows.__delitem__(5), r"trace\[5\]=7 is not allowed: use a round in 3\.\.6"),
+        (lambda rows: rows.__delitem__(-1), r"trace='70 rows' .* last round must be 71\.\.74"),
+        (lambda rows: rows.clear(), r"trace='0 rows' is not allowed"),
+    ],
+)
+def test_trace_rows_that_do_not_match_the_steps_are_refused(
+    tmp_path: Path, edit: Callable[[list], Any], match: str
+) -> None:
+    refused(trace_rows(tmp_path, edit), match)
+
+
+def test_trace_rows_a_cancel_repeats_load(tmp_path: Path) -> None:
+    """A select, a cancel and a select record two rows of one round: a state the API reaches."""
+    loaded = ModelSelector.load(trace_rows(tmp_path, lambda rows: rows.insert(5, rows[5])))
+    assert loaded.t == 70 and loaded.trace().rounds.shape == (72,)
+    sel = ModelSelector(3, 50, "cure-ucb", trace=True)
+    for _ in range(5):
+        sel.update(sel.select(), 0.5)
+    sel.cancel(sel.select())
+    sel.select()
+    sel.cancel(sel.select())
+    again = ModelSelector.from_state_dict(json.loads(json.dumps(sel.state_dict())))
+    assert again.in_flight == sel.in_flight and list(again.trace().rounds) == [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        6,
+        7,
+    ]
 
 
 def test_a_huge_budget_loads_without_allocating_it(tmp_path: Path) -> None:

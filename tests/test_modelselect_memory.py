@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,18 @@ def test_a_run_saved_after_a_new_budget_loads(first: int, then: int, tmp_path: P
         assert arm == other
         sel.update(arm, curve(arm, sel.pulls[arm] + 1))
         again.update(arm, curve(arm, again.pulls[arm] + 1))
+
+
+def test_a_count_of_candidates_beyond_the_budget_is_refused_before_naming_them() -> None:
+    """ModelSelector(10**7, budget=10) built 10**7 names (~900 MB, 2 s) before refusing."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"budget=10 is not allowed: use an integer >= 1000"):
+            ModelSelector(10**7, 10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000
 
 
 def test_a_budget_beyond_2_53_is_one_line() -> None:

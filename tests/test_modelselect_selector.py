@@ -96,8 +96,11 @@ def test_scores_outside_unit_interval_refused() -> None:
 def test_update_must_match_selection() -> None:
     sel = ModelSelector(K, BUDGET, "ucb1")
     arm = sel.select()
-    with pytest.raises(ValueError, match="no pull of it is in flight"):
+    other = sel.names[(arm + 1) % K]
+    with pytest.raises(ValueError, match=rf"^update\('{other}'\) .* no pull of it is in flight"):
         sel.update((arm + 1) % K, 0.5)
+    with pytest.raises(ValueError, match=rf"^cancel\('{other}'\) .* no pull of it is in flight"):
+        sel.cancel((arm + 1) % K)
 
 
 def test_budget_is_enforced() -> None:
@@ -118,12 +121,37 @@ def test_budget_is_enforced() -> None:
         ({"candidates": 3, "budget": 10, "noise_proxy": -1.0}, r"noise_proxy=-1.0"),
         ({"candidates": 3, "budget": 10, "seed": -2}, r"seed=-2"),
         ({"candidates": 3, "budget": 10, "params": {"eps": 2}}, r"eps=2.0 is not allowed"),
+        ({"candidates": 3, "budget": 10, "params": "eps"}, r"params='eps' is not allowed: use a"),
+        ({"candidates": ["", "a"], "budget": 10}, r"candidates=\['', 'a'\] .*\(non-blank"),
+        ({"candidates": [" ", "  "], "budget": 10}, r"candidates=\[' ', '  '\] .*\(non-blank"),
+        ({"candidates": ["a", None], "budget": 10}, r"candidates=\['a', None\] is not allowed"),
+        ({"candidates": [1, 2], "budget": 10}, r"candidates=\[1, 2\] is not allowed"),
+        ({"candidates": 2, "budget": 10, "score_range": (True, 2)}, r"score_range=\(True, 2\)"),
+        ({"candidates": 2, "budget": 10, "score_range": (-1e308, 1e308)}, r"a finite width"),
+        ({"candidates": 3, "budget": 10, "noise_proxy": True}, r"noise_proxy=True is not"),
+        ({"candidates": 3, "budget": 10, "noise_proxy": 10**400}, r"noise_proxy=1000.*\.\.\. is"),
+        ({"candidates": 3, "budget": 10, "trace": "yes"}, r"trace='yes' is not allowed: use True"),
     ],
 )
 def test_bad_arguments_one_clear_line(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message) as info:
         ModelSelector(**kwargs)
     assert "\n" not in str(info.value)
+
+
+def test_an_integer_too_large_for_a_float_is_one_line() -> None:
+    """10**400 gave an OverflowError from deep inside (int too large to convert to float)."""
+    sel = ModelSelector(K, BUDGET)
+    arm = sel.select()
+    for score in (10**400, -(10**400)):
+        with pytest.raises(
+            ValueError, match=r"score=-?1000.*\.\.\. of .* use a number in \[0, 1\]"
+        ):
+            sel.update(arm, score)
+    ranged = ModelSelector(K, BUDGET, score_range=(0, 100))
+    with pytest.raises(ValueError, match=r"score=1000.*\.\.\. of .* in \[0, 100\]"):
+        ranged.update(ranged.select(), 10**400)
+    assert sel.t == 0 and sel.in_flight == (arm,)
 
 
 def test_sigma_auto_uses_the_bounded_score_proxy() -> None:

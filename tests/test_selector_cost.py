@@ -220,6 +220,27 @@ def test_a_bad_given_cost_is_refused_in_one_line(cost: Any) -> None:
     )
 
 
+def test_a_cost_too_large_for_a_float_is_refused_in_one_line() -> None:
+    """10**400 gave an OverflowError (int too large to convert to float)."""
+    sel = ModelSelector(["a", "b"], 10.0, cost="given")
+    message = bad_update(sel, sel.select(), cost=10**400)
+    assert message.startswith("update('a'): cost=1000") and "use the step's cost" in message
+
+
+def test_costs_that_would_sum_past_the_largest_float_are_refused() -> None:
+    """Three costs of 1e308 each passed, then ``done``, ``spent`` and ``summary()`` raised an
+    OverflowError (math.fsum) for good."""
+    sel = ModelSelector(3, 1.7e308, cost="given")
+    arms = [sel.select() for _ in range(3)]
+    sel.update(arms[0], 0.5, cost=1e308)
+    message = bad_update(sel, arms[1], cost=1e308)
+    assert "cost=1e+308 is not allowed: use a cost that keeps the total spent a finite" in message
+    with pytest.raises(ValueError, match=r"cancel\('candidate2'\): cost=1e\+308 .* finite"):
+        sel.cancel(arms[2], cost=1e308)
+    sel.update(arms[1], 0.5, cost=5e307)
+    assert sel.spent == 1.5e308 and not sel.done and sel.summary()["spent"] == 1.5e308
+
+
 def test_cost_is_required_given_and_refused_otherwise(clock: Clock) -> None:
     given = ModelSelector(["a", "b"], 10.0, cost="given")
     assert "cost= is missing" in bad_update(given, given.select())
@@ -244,6 +265,8 @@ def test_cost_is_required_given_and_refused_otherwise(clock: Clock) -> None:
         ({"cost": "seconds", "budget": float("nan")}, "budget=nan is not allowed"),
         ({"cost": "seconds", "budget": "60"}, "budget='60' is not allowed"),
         ({"cost": "given", "budget": True}, "budget=True is not allowed"),
+        ({"cost": "given", "budget": 10**400}, r"budget=1000.*\.\.\. is not allowed: use a finite"),
+        ({"cost": "seconds", "budget": 10**400}, r"budget=1000.*\.\.\. is not allowed: use a"),
         ({"budget": 10.5}, "budget=10.5 is not allowed: use an integer"),
     ],
 )
@@ -299,6 +322,8 @@ def put(field: str, value: Any) -> Callable[[dict], None]:
         ("given", put("costs.sums", [2.0, 2.0, None]), r"costs.sums=.* numbers >= 0"),
         ("given", put("costs.sums", [2.0, 2.0, 0.0]), r"costs.sums=.* > 0 for one trained"),
         ("given", put("costs.lost", -1.0), r"checkpoint costs.lost=-1.0 is not allowed"),
+        ("given", put("costs.sums", [1e308] * 3), r"costs.sums=.* total with costs.lost must"),
+        ("given", put("costs.lost", 10**400), r"costs.lost=1000.*\.\.\. is not allowed"),
         ("given", put("costs.running", [1.0, 1.0]), r"costs.running=.* use null"),
         ("given", put("in_flight", [0, 0]), r"in_flight=\[0, 0\] .* each once"),
         ("seconds", put("costs.running", [1.0]), r"costs.running=\[1.0\] .* use 2 finite"),

@@ -38,7 +38,8 @@ import numpy as np
 
 from risingbandits._jit import borrow, called_helper, helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
-from risingbandits.policies.base import Policy, finite_number
+from risingbandits.policies.base import Policy
+from risingbandits.policies.machinery.checkpoint import number
 from risingbandits.policies.machinery.kernel import (
     plans_in_cost,
     policy_plan,
@@ -349,7 +350,7 @@ class BudgetResult:
 
 
 def _check_budget(budget: Any, workers: Any, budget_kind: Any) -> None:
-    if not finite_number(budget) or budget <= 0:
+    if not number(budget) or budget <= 0:
         raise ValueError(f"budget={budget!r} is not allowed: use a finite number > 0")
     if (
         isinstance(workers, bool)
@@ -390,7 +391,7 @@ def simulate_budget(
     seed_list = _seed_list(seeds)
     n_seeds, n_arms = len(seed_list), instance.n_arms
     capacity = budget_capacity(float(budget), int(workers), budget_kind, n_arms)
-    if not finite_number(capacity):
+    if not number(capacity):
         raise ValueError(
             f"budget={budget!r} is not allowed with workers={workers}: the cost they can spend "
             "together, budget x min(workers, arms), must be a finite number"

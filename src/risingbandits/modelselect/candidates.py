@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.policies.machinery.checkpoint import integer, refuse
+from risingbandits.policies.machinery.checkpoint import integer, refuse, shown
 
 NEW_CANDIDATE_PULLS = 2
 """Forced first pulls of a candidate added during a run. Two scores are the fewest from which a
@@ -37,20 +37,37 @@ def increasing_indices(value: Any, n_candidates: int) -> bool:
     )
 
 
-def candidate_names(candidates: int | Sequence[str]) -> list[str]:
-    """``K`` (named candidate0..candidateK-1) or K >= 2 different names."""
-    if isinstance(candidates, int | np.integer) and not isinstance(candidates, bool):
+def candidate_count(candidates: Any) -> int:
+    """The number of candidates ``candidates`` gives (:func:`candidate_names`), without building
+    their names (a count is checked against the budget first)."""
+    if integer(candidates):
         if candidates < 2:
             raise ValueError(f"candidates={candidates!r} is not allowed: use an integer >= 2")
-        return [f"candidate{i}" for i in range(int(candidates))]
+        return int(candidates)
     if isinstance(candidates, str) or not isinstance(candidates, Sequence):
         raise ValueError(
-            f"candidates={candidates!r} is not allowed: use a count >= 2 or a list of names"
+            f"candidates={shown(candidates)} is not allowed: use a count >= 2 or a list of names"
         )
-    names = [str(c) for c in candidates]
-    if len(names) < 2 or len(set(names)) != len(names):
-        raise ValueError(f"candidates={names!r} is not allowed: use two or more different names")
+    return len(candidates)
+
+
+def candidate_names(candidates: int | Sequence[str]) -> list[str]:
+    """``K`` (named candidate0..candidateK-1) or K >= 2 different names (non-blank strings)."""
+    count = candidate_count(candidates)
+    if not isinstance(candidates, Sequence):  # a count
+        return [f"candidate{i}" for i in range(count)]
+    names = list(candidates)
+    if count < 2 or not all(map(is_name, names)) or len(set(names)) != count:
+        raise ValueError(
+            f"candidates={shown(names)} is not allowed: use two or more different names "
+            "(non-blank strings)"
+        )
     return names
+
+
+def is_name(value: Any) -> bool:
+    """A candidate's name: a string that is not blank."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 class Candidates:
@@ -92,9 +109,9 @@ class Candidates:
 
     def add(self, name: Any) -> list[int]:
         """Append candidate ``name``; returns the plan of arms (``keep``) for the policy."""
-        if not isinstance(name, str) or not name or name in self.names:
+        if not is_name(name) or name in self.names:
             raise ValueError(
-                f"name={name!r} is not allowed: use a new, non-empty name (taken: {self.names})"
+                f"name={name!r} is not allowed: use a new, non-blank name (taken: {self.names})"
             )
         keep = [*range(len(self.slots)), -1]
         self.names.append(name)
@@ -172,10 +189,12 @@ class Candidates:
         if (
             not isinstance(names, list)
             or len(names) < 2
-            or not all(isinstance(n, str) for n in names)
+            or not all(map(is_name, names))
             or len(set(names)) != len(names)
         ):
-            raise refuse("candidates.names", names, "use a list of two or more different names")
+            raise refuse(
+                "candidates.names", names, "use a list of two or more different non-blank names"
+            )
         out = cls(names)
         last = len(names) - 1
         if not increasing_indices(active, len(names)) or len(active) < 2:
@@ -214,3 +233,17 @@ class Candidates:
                 )
             forced[int(pair[0])] = int(pair[1])
         return forced
+
+    def check_forced(self, started: Sequence[int]) -> None:
+        """A checkpoint's forced pulls against the pulls each candidate has reported or in
+        flight (``started``): a new candidate is pulled only by its forced first pulls while it
+        has any left, so n left allow at most NEW_CANDIDATE_PULLS - n started."""
+        for index, left in self.forced.items():
+            if started[index] > NEW_CANDIDATE_PULLS - left:
+                raise refuse(
+                    "candidates.forced",
+                    [index, left],
+                    f"candidate {index} has {started[index]} pulls reported or in flight, so at "
+                    f"most {max(0, NEW_CANDIDATE_PULLS - started[index])} of its "
+                    f"{NEW_CANDIDATE_PULLS} forced first pulls can be left",
+                )

@@ -30,7 +30,7 @@ from typing import Any
 
 from risingbandits.modelselect.costs import COST_MODES
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
-from risingbandits.policies.machinery.checkpoint import integer, number, refuse
+from risingbandits.policies.machinery.checkpoint import integer, number, refuse, shown
 
 FORMAT = "risingbandits.modelselect/4"
 STEPS_ONLY = "risingbandits.modelselect/3"
@@ -108,26 +108,41 @@ def check_selector_fields(data: Mapping[str, Any]) -> None:
         raise refuse("policy.policy", config, 'use {"policy": name, "params": {...}}')
 
 
+def checkpoint_path(path: Any) -> Path:
+    """``path`` (a str or os.PathLike) as a Path."""
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path={shown(path)} is not allowed: use a file path (str or Path)")
+    return Path(path)
+
+
 def write_checkpoint(path: str | Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` as JSON to ``path``, atomically: a part file of its own (a random name,
-    created exclusively) renamed into place."""
-    target = Path(path)
+    created exclusively) renamed into place. A path that is a folder, or in a folder that is
+    missing or not writable, is one ValueError line."""
+    target = checkpoint_path(path)
+    if target.is_dir():
+        raise ValueError(f"checkpoint {str(target)!r} cannot be written: it is a folder")
     text = json.dumps(data)
     part = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(8)}.part")
     try:
         with part.open("x") as out:
             out.write(text)
         os.replace(part, target)
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+        raise ValueError(
+            f"checkpoint {str(target)!r} cannot be written ({exc.strerror}): give a file in an "
+            "existing, writable folder"
+        ) from None
     finally:
         part.unlink(missing_ok=True)
 
 
 def read_checkpoint(path: str | Path) -> Mapping[str, Any]:
     """The checkpoint in ``path``, format checked."""
-    source = Path(path)
+    source = checkpoint_path(path)
     try:
         data = json.loads(source.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8 or JSON, a 4300-digit integer
         raise ValueError(f"checkpoint {str(source)!r} cannot be read: {exc}") from None
     except RecursionError:
         raise ValueError(

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
-from risingbandits.policies.machinery.checkpoint import number, refuse
+from risingbandits.policies.machinery.checkpoint import number, refuse, shown
 
 COST_MODES = ("pulls", "seconds", "given")
 RESIZE_AT = 0.25
@@ -57,7 +57,7 @@ def cost_budget(value: Any, low: float = 0.0, why: str = "") -> float:
     ``why``)."""
     if not number(value) or not (value > 0 and value >= low):
         floor = f"at least {low:g}{why}" if low > 0 else "> 0"
-        raise ValueError(f"budget={value!r} is not allowed: use a finite number {floor}")
+        raise ValueError(f"budget={shown(value)} is not allowed: use a finite number {floor}")
     return float(value)
 
 
@@ -65,7 +65,7 @@ def check_cost(value: Any, owner: str) -> float:
     """A step's given cost: a finite number > 0 (``owner`` names the call in the message)."""
     if not number(value) or not value > 0:
         raise ValueError(
-            f"{owner}: cost={value!r} is not allowed: use the step's cost, a finite number > 0"
+            f"{owner}: cost={shown(value)} is not allowed: use the step's cost, a finite number > 0"
         )
     return float(value)
 
@@ -140,7 +140,13 @@ class PullCosts:
                 f"{owner}: cost= is missing: this selector's budget is in given costs, so "
                 "report each step's cost with update(candidate, score, cost=c)"
             )
-        return check_cost(cost, owner)
+        paid = check_cost(cost, owner)
+        if math.isinf(_total([*self.sums, self.lost, paid])):
+            raise ValueError(
+                f"{owner}: cost={paid!r} is not allowed: use a cost that keeps the total spent "
+                f"a finite number ({self.spent:g} spent so far)"
+            )
+        return paid
 
     def record(self, index: int, cost: float) -> None:
         """Candidate ``index``'s step in flight reported, at ``cost``."""
@@ -205,6 +211,8 @@ class PullCosts:
             )
         if not number(lost) or lost < 0:
             raise refuse("costs.lost", lost, "use a finite number >= 0")
+        if math.isinf(_total([*sums, lost])):
+            raise refuse("costs.sums", sums, "their total with costs.lost must be a finite number")
         out = cls(len(pulls), seconds)
         out.sums, out.counts, out.lost = [float(s) for s in sums], list(pulls), float(lost)
         if seconds:
@@ -223,3 +231,11 @@ class PullCosts:
         elif running is not None:
             raise refuse("costs.running", running, "use null (only cost='seconds' times steps)")
         return out
+
+
+def _total(costs: Sequence[float]) -> float:
+    """The exact sum of ``costs`` (finite numbers >= 0) rounded once; inf past the largest float."""
+    try:
+        return math.fsum(costs)
+    except OverflowError:
+        return math.inf

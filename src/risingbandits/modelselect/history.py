@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.modelselect.pending import FANTASY_WINDOW
-from risingbandits.modelselect.scores import UNIT, rescale
+from risingbandits.modelselect.scores import UNIT, json_values, rescale
 from risingbandits.policies.machinery.checkpoint import integer, refuse
 
 
@@ -139,19 +139,23 @@ def _restore_metrics(data: Any, steps: int) -> dict[int, dict[str, Any]]:
     if not isinstance(data, list):
         raise refuse("history.metrics", data, "use a list of [step, metrics] pairs")
     for pair in data:
+        metrics = None
         if (
-            not isinstance(pair, list)
-            or len(pair) != 2
-            or not integer(pair[0])
-            or not 0 <= pair[0] < steps
-            or pair[0] in out
-            or not isinstance(pair[1], Mapping)
-            or not all(isinstance(k, str) for k in pair[1])
+            isinstance(pair, list)
+            and len(pair) == 2
+            and integer(pair[0])
+            and 0 <= pair[0] < steps
+            and pair[0] not in out
+            and isinstance(pair[1], Mapping)
+            and all(isinstance(k, str) for k in pair[1])
         ):
+            metrics = json_values(pair[1])
+        if metrics is None:
             raise refuse(
                 "history.metrics",
                 pair,
-                f"use [step, {{name: value}}] with a step in 0..{steps - 1}, once each",
+                f"use [step, {{name: value}}] with a step in 0..{steps - 1}, once each, and "
+                "JSON values (finite numbers, strings, lists, mappings)",
             )
-        out[int(pair[0])] = dict(pair[1])
+        out[int(pair[0])] = metrics
     return out

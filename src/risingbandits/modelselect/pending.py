@@ -36,14 +36,14 @@ class PullsInFlight:
     def __init__(self) -> None:
         self.arms: list[int] = []
 
-    def finish(self, index: int, name: str) -> None:
+    def finish(self, index: int, owner: str) -> None:
         """Match a score of candidate ``index`` to its oldest pull in flight (first in, first
-        out) and remove that pull; refused if it has none."""
+        out) and remove that pull; refused if it has none (``owner`` names the call)."""
         try:
             self.arms.remove(index)
         except ValueError:
             raise ValueError(
-                f"update({name!r}) is not allowed: no pull of it is in flight (call select() first)"
+                f"{owner} is not allowed: no pull of it is in flight (call select() first)"
             ) from None
 
     def count(self, index: int) -> int:

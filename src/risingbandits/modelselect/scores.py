@@ -16,36 +16,41 @@ from typing import Any
 
 import numpy as np
 
+from risingbandits.policies.machinery.checkpoint import number, shown
+
 UNIT = (0.0, 1.0)
 
 
 def parse_score_range(value: Sequence[float] | None) -> tuple[float, float] | None:
-    """``(low, high)`` with finite low < high, or None for [0, 1]."""
+    """``(low, high)``, numbers with low < high and a finite width, or None for [0, 1]."""
     if value is None:
         return None
     try:
-        low, high = (float(v) for v in value)
+        low, high = value
     except (TypeError, ValueError):
-        raise ValueError(f"score_range={value!r} is not allowed: use (low, high)") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"score_range={shown(value)} is not allowed: use (low, high)") from None
+    if not (
+        number(low) and number(high) and low < high and math.isfinite(float(high) - float(low))
+    ):
         raise ValueError(
-            f"score_range={value!r} is not allowed: use two finite numbers with low < high"
+            f"score_range={shown(value)} is not allowed: use two finite numbers with low < high "
+            "and a finite width high - low"
         )
-    return low, high
+    return float(low), float(high)
 
 
 def unit_score(score: Any, given: tuple[float, float] | None, name: str) -> float:
     """``score`` of candidate ``name`` rescaled from its range to [0, 1] (refused outside)."""
     if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
-        raise ValueError(f"score={score!r} of {name!r} is not allowed: use a number")
+        raise ValueError(f"score={shown(score)} of {name!r} is not allowed: use a number")
     low, high = given or UNIT
-    value = float(score)
-    if not low <= value <= high:  # also refuses NaN
+    if not low <= score <= high:  # also refuses NaN, and an integer too large for a float
         hint = "" if given else "; give score_range=(low, high) to rescale"
         raise ValueError(
-            f"score={score!r} of {name!r} is not allowed: use a number in [{low:g}, {high:g}]{hint}"
+            f"score={shown(score)} of {name!r} is not allowed: use a number in "
+            f"[{low:g}, {high:g}]{hint}"
         )
-    return rescale(value, given)
+    return rescale(float(score), given)
 
 
 def rescale(value: float, given: tuple[float, float] | None) -> float:
@@ -60,13 +65,22 @@ def checked_metrics(metrics: Any, name: str) -> dict[str, Any]:
         raise ValueError(
             f"metrics={metrics!r} of {name!r} is not allowed: use a mapping of names to values"
         )
-    try:
-        return dict(json.loads(json.dumps(dict(metrics), allow_nan=False, default=_numpy_value)))
-    except (TypeError, ValueError, RecursionError):
+    values = json_values(metrics)
+    if values is None:
         raise ValueError(
             f"metrics={metrics!r} of {name!r} is not allowed: use JSON values "
             "(finite numbers, strings, lists, mappings)"
-        ) from None
+        )
+    return values
+
+
+def json_values(metrics: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``metrics`` as plain JSON values (NumPy values converted), or None if a value
+    is not one (NaN and infinities are not)."""
+    try:
+        return dict(json.loads(json.dumps(dict(metrics), allow_nan=False, default=_numpy_value)))
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _numpy_value(value: Any) -> Any:

@@ -90,3 +90,26 @@ class SelectionTrace:
                 )
             )
         return out
+
+    def check_rounds(self, started: int, most: int) -> None:
+        """A checkpoint's rows against the ``started`` steps reported or in flight: a row's
+        round is the steps started once its ``select`` started one, and only cancels (of at
+        most ``most`` pulls in flight) take steps back, so each round is at most one past the
+        one before (0 before the first) and at most ``most`` below that, and the last is
+        ``started`` to ``started + most``."""
+        last = 0
+        for k, row in enumerate(self.rows):
+            if not last + 1 - most <= row[0] <= last + 1:
+                raise refuse(
+                    f"trace[{k}]",
+                    row[0],
+                    f"use a round in {max(1, last + 1 - most)}..{last + 1} (one row per select)",
+                )
+            last = row[0]
+        if not started <= last <= started + most:
+            raise refuse(
+                "trace",
+                f"{len(self.rows)} rows",
+                f"the last round must be {started}..{started + most} (the steps reported or in "
+                "flight, one row per select)",
+            )

@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.modelselect.candidates import Candidates, candidate_names
+from risingbandits.modelselect.candidates import Candidates, candidate_count, candidate_names
 from risingbandits.modelselect.checkpoint import (
     FORMAT,
     check_format,
@@ -88,7 +88,13 @@ from risingbandits.modelselect.scores import checked_metrics, parse_score_range,
 from risingbandits.modelselect.selection_trace import SelectionTrace
 from risingbandits.policies.base import Policy
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
-from risingbandits.policies.machinery.checkpoint import check_fields, integer, refuse
+from risingbandits.policies.machinery.checkpoint import (
+    check_fields,
+    integer,
+    number,
+    refuse,
+    shown,
+)
 from risingbandits.policies.machinery.kernel import plans_in_cost
 from risingbandits.policies.machinery.online import OnlineRun
 from risingbandits.policies.machinery.trace import Trace
@@ -112,8 +118,8 @@ WAIT = (
 
 
 def _int_at_least(name: str, value: Any, low: int, why: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name}={value!r} is not allowed: use an integer >= {low}{why}")
+    if not integer(value) or value < low:
+        raise ValueError(f"{name}={shown(value)} is not allowed: use an integer >= {low}{why}")
     return int(value)
 
 
@@ -121,7 +127,7 @@ def _budget(value: Any, low: int, why: str) -> int:
     budget = _int_at_least("budget", value, low, why)
     if budget > MAX_HORIZON:
         raise ValueError(
-            f"budget={budget!r} is not allowed: use at most 2**53 = {MAX_HORIZON:,} training "
+            f"budget={shown(budget)} is not allowed: use at most 2**53 = {MAX_HORIZON:,} training "
             "steps (steps are counted exactly in floating point up to there)"
         )
     return budget
@@ -134,6 +140,10 @@ def _configured(
         if preset is not None or params:
             raise ValueError("give preset/params with a policy name, not with a Policy")
         return policy_from_dict(policy.to_dict())
+    if params is not None and not isinstance(params, Mapping):
+        raise ValueError(
+            f"params={shown(params)} is not allowed: use a mapping of parameter names to values"
+        )
     chosen = dict(params or {})
     has_sigma = any(p.name == "sigma" for p in policy_class(policy).params_spec)
     if has_sigma and preset is None and "sigma" not in chosen:
@@ -174,16 +184,18 @@ class ModelSelector:
         trace: bool = False,
         cost: str = "pulls",
     ) -> None:
-        names = candidate_names(candidates)
-        k = len(names)
+        k = candidate_count(candidates)
         why = f" (the number of candidates, {k}, so that each is trained at least once)"
         self._cost = check_cost_mode(cost)
         self._budget: float = _budget(budget, k, why) if cost == "pulls" else cost_budget(budget)
+        names = candidate_names(candidates)
         self._policy = _configured(policy, preset, params)
-        if not (isinstance(noise_proxy, int | float) and 0.0 <= noise_proxy < math.inf):
+        if not number(noise_proxy) or noise_proxy < 0:
             raise ValueError(
-                f"noise_proxy={noise_proxy!r} is not allowed: use a finite number >= 0"
+                f"noise_proxy={shown(noise_proxy)} is not allowed: use a finite number >= 0"
             )
+        if not isinstance(trace, bool | np.bool_):
+            raise ValueError(f"trace={shown(trace)} is not allowed: use True or False")
         self._seed = _int_at_least("seed", seed, 0, "")
         self._max_pending = (
             None if max_pending is None else _int_at_least("max_pending", max_pending, 1, "")
@@ -364,7 +376,7 @@ class ModelSelector:
         if pending.arms and pending.arms[0] == index:
             del pending.arms[0]
         else:
-            pending.finish(index, cands.names[index])
+            pending.finish(index, f"update({cands.names[index]!r})")
         slot = cands.slot_of[index]
         if run.pending == slot:
             run.update(slot, value)
@@ -385,7 +397,7 @@ class ModelSelector:
             raise _cost_refused(owner, cost)
         if self._costs is not None and index in self._pending.arms:
             self._costs.cancel(index, cost, owner)
-        self._pending.finish(index, self._candidates.names[index])
+        self._pending.finish(index, owner)
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -595,6 +607,12 @@ class ModelSelector:
         check_fields(data["policy"])
         horizon = int(self._budget) if self._cost == "pulls" else data["policy"]["horizon"]
         self._pending.arms = self._in_flight(data["in_flight"], steps, horizon)
+        started = list(self._history.pulls)
+        for index in self._pending.arms:
+            started[index] += 1
+        cands.check_forced(started)
+        if self._trace is not None:
+            self._trace.check_rounds(sum(started), self._max_pending or len(names))
         if self._cost != "pulls":
             self._costs = PullCosts.restore(
                 data["costs"], self._cost == "seconds", self._history.pulls, self._pending.arms
@@ -607,7 +625,8 @@ class ModelSelector:
 
     def _in_flight(self, data: Any, steps: int, horizon: int) -> list[int]:
         """A checkpoint's pulls in flight: active candidates, within the policy's horizon
-        left (the budget left, for a budget of steps), one each with a budget in cost."""
+        left (the budget left, for a budget of steps) and ``max_pending`` (the candidates if
+        null), one each with a budget in cost."""
         cands, left = self._candidates, horizon - steps
         if (
             not isinstance(data, list)
@@ -622,6 +641,13 @@ class ModelSelector:
                 data,
                 f"use active candidates' indices{each}, at most {left} (the {what} of "
                 f"{horizon} less the {steps} steps reported)",
+            )
+        most = self._max_pending or len(cands.names)
+        if len(data) > most:
+            raise refuse(
+                "in_flight",
+                data,
+                f"use at most {most} pulls (max_pending, or the number of candidates if null)",
             )
         return list(data)
 

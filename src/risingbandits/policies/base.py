@@ -11,7 +11,6 @@ same kernel one step at a time (:mod:`risingbandits.policies.machinery.online`).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
-from risingbandits.policies.machinery.checkpoint import check_checkpoint
+from risingbandits.policies.machinery.checkpoint import check_checkpoint, number
 from risingbandits.policies.machinery.noise_level import NoiseLevel, new_noise_level
 from risingbandits.policies.machinery.online import OnlineRun
 from risingbandits.policies.machinery.trace import Trace
@@ -36,16 +35,6 @@ def _fmt(x: float) -> str:
 
 INT_MAX = 2**63 - 1
 """The largest integer parameter (the kernels hold them as int64)."""
-
-
-def finite_number(value: Any) -> bool:
-    """A finite real number that is not a bool (an integer too large for a float is not)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -109,7 +98,7 @@ class Param:
                 raise self._error(owner, value)
             value = int(value)
         else:
-            if not finite_number(value):
+            if not number(value):
                 raise self._error(owner, value)
             value = float(value)
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):

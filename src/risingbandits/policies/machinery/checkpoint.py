@@ -86,18 +86,27 @@ def integer(value: Any) -> bool:
 
 
 def number(value: Any) -> bool:
-    """A finite number that is not a bool."""
-    return (
-        isinstance(value, int | float | np.integer | np.floating)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
+    """A finite number that is not a bool (nor an integer too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters (an integer too long to print: its size)."""
+    try:
+        text = repr(value)
+    except ValueError:  # Python prints integers of at most 4300 digits
+        text = f"<an integer of about {int(value.bit_length() * math.log10(2)):,} digits>"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def refuse(field: str, value: Any, allowed: str) -> ValueError:
     """The one line refusing ``field=value``; ``allowed`` says what to use."""
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-    return ValueError(f"checkpoint {field}={shown} is not allowed: {allowed}")
+    return ValueError(f"checkpoint {field}={shown(value)} is not allowed: {allowed}")
 
 
 def check_within(field: str, values: np.ndarray, low: int, high: np.ndarray | int) -> None:
