@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
-from risingbandits.policies.machinery.checkpoint import check_checkpoint, number
+from risingbandits.policies.machinery.checkpoint import check_checkpoint, number, shown
 from risingbandits.policies.machinery.noise_level import NoiseLevel, new_noise_level
 from risingbandits.policies.machinery.online import OnlineRun
 from risingbandits.policies.machinery.trace import Trace
@@ -76,7 +76,9 @@ class Param:
         return base
 
     def _error(self, owner: str, value: Any) -> ValueError:
-        return ValueError(f"{owner}: {self.name}={value!r} is not allowed: use {self.allowed()}")
+        return ValueError(
+            f"{owner}: {self.name}={shown(value)} is not allowed: use {self.allowed()}"
+        )
 
     def validate(self, owner: str, value: Any) -> Any:
         """Return ``value`` coerced to the parameter's type, or raise a one-line ValueError."""
