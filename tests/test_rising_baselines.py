@@ -340,7 +340,7 @@ SW_TAU = "an integer in [1, 2**63 - 1] or 'auto'"
         (
             "cure-ucb",
             {"eps": 10**400},
-            f"cure-ucb: eps={10**400} is not allowed: use a number in (0, 1/2)",
+            f"cure-ucb: eps={str(10**400)[:57]}... is not allowed: use a number in (0, 1/2)",
         ),
         ("ti-ucb", {"gamma": 1.5}, "ti-ucb: gamma=1.5 is not allowed: use a number in [0, 1]"),
         ("red-ae", {"delta": 0.0}, "red-ae: delta=0.0 is not allowed: use a number in (0, 1)"),
