@@ -184,3 +184,46 @@ def test_an_inconsistent_checkpoint_is_refused_on_load(tmp_path: Path, edit, mes
 def test_a_consistent_checkpoint_still_loads(tmp_path: Path) -> None:
     path, _ = saved_run(tmp_path)
     assert ModelSelector.load(path).t == 7
+
+
+# -- the parser's refusals, and refusals after a progress bar: exactly one line ----------------
+
+
+def only_line(args: list[str]) -> str:
+    """The whole of stderr, which must be one ``error:`` line (no blank line, no box)."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+    return result.stderr.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "--horizon", "abc"], "--horizon='abc' is not allowed: input should be a valid"),
+        (["run", "--seeds=nan"], "--seeds='nan' is not allowed: input should be a valid integer"),
+        (["run", "--workers", "0"], "--workers='0' is not allowed: input should be greater than"),
+        (["sweep", "summary", "x", "--format", "nope"], "--format='nope' is not allowed: 'nope'"),
+        (["run", "--bogus"], "No such option: --bogus (see 'risingbandits run --help')"),
+        (["nope"], "No such command 'nope'"),
+        (["sweep", "run", "x.toml"], "Missing option '--out'"),
+    ],
+)
+def test_a_refusal_of_the_parser_is_one_line(args: list[str], expected: str) -> None:
+    """Typer drew a box of five lines that did not show the value given."""
+    assert expected in only_line(args)
+
+
+def test_a_group_without_arguments_still_shows_its_help() -> None:
+    result = runner.invoke(app, ["sweep"])
+    assert result.exit_code == 2 and "Usage: risingbandits sweep" in result.output
+
+
+def test_a_refusal_after_the_progress_bar_opened_is_one_line(tmp_path: Path) -> None:
+    """A progress bar on a stderr that is not a terminal drew nothing but left a blank line
+    before the error."""
+    means = tmp_path / "good.npy"
+    np.save(means, np.tile(np.linspace(0.1, 0.5, 60), (2, 1)))
+    assert "horizon=10000 is not allowed" in only_line(
+        ["run", "--seeds", "2", "--means", str(means)]
+    )

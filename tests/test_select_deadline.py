@@ -78,7 +78,7 @@ def test_cli_stops_starting_calls_at_the_deadline_and_resumes_with_a_new_one(
     data = json.loads(first.stdout)
     assert data["cost"] == "seconds" and data["spent"] >= data["budget"]
     assert data["budget"] <= 2.0  # two workers for one second, less if the clock ran out
-    assert took < 1.0 + 5.0  # the calls running at the deadline end a call's length after it
+    assert took < 1.0 + 10.0  # the calls running at the deadline end a call's length after it
     steps = sum(data["pulls"].values())
     more = runner.invoke(app, [*args, "--deadline", "1"])
     assert more.exit_code == 0, more.output
@@ -121,7 +121,7 @@ def test_calls_start_until_the_deadline_and_those_running_finish(tmp_path: Path)
     )
     took = time.monotonic() - begin
     steps = logged_steps(log)
-    assert 1.0 <= took < 1.0 + 5.0  # the last calls started before 1 s and ran to the end
+    assert 1.0 <= took < 1.0 + 10.0  # the last calls started before 1 s and ran to the end
     assert 2 <= selector.t == sum(len(calls) for calls in steps.values()) < 1000
     assert not selector.in_flight and not selector.done
 

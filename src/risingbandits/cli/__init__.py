@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from risingbandits.cli import (
     data,
@@ -18,9 +21,46 @@ from risingbandits.cli import (
     sweep,
     theory,
 )
+from risingbandits.cli.errors import usage_line
 from risingbandits.cli.signals import stop_on_signals
 
+
+class OneLineErrors(TyperGroup):
+    """The app's group: a usage error of the parser (an unknown option, a value that is not a
+    number) is one line ``error: ...`` with exit code 2, as every other refusal
+    (:func:`~risingbandits.cli.errors.usage_line`), not Typer's box of several lines. A
+    group called without arguments still shows its help."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        options = {"prog_name": prog_name, "complete_var": complete_var, **extra}
+        options["windows_expand_args"] = windows_expand_args
+        if not standalone_mode:
+            return super().main(argv, standalone_mode=False, **options)
+        try:
+            code = super().main(argv, standalone_mode=False, **options)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        except typer.TyperException as exc:  # Click's exceptions (Typer's copy of Click)
+            if "\n" in exc.format_message().strip():  # a group's help, asked by no arguments
+                exc.show()  # type: ignore[attr-defined]
+            else:
+                typer.echo(f"error: {usage_line(exc, argv)}", err=True)
+            sys.exit(getattr(exc, "exit_code", 2))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     name="risingbandits",
     help="Rising multi-armed bandits with a known horizon: CURE-UCB, baselines, simulator.",
     no_args_is_help=True,

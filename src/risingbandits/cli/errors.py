@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -45,3 +45,30 @@ def user_errors(fn: F) -> F:
             fail(os_error_text(exc), code=1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def usage_line(exc: Any, args: Sequence[str]) -> str:
+    """One line for a usage error of the parser (``exc``: Click's ``UsageError``, as Typer
+    raises it): the option, the value given (found in ``args``) and what is allowed, and the
+    command's help to read; a message of several lines becomes one."""
+    ctx = getattr(exc, "ctx", None)
+    see = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    opts = list(getattr(getattr(exc, "param", None), "opts", None) or [])
+    given = _given(args, opts)
+    reason = str(getattr(exc, "message", "")).removeprefix("Value error, ")
+    if given is not None and reason:
+        return f"{opts[0]}={given!r} is not allowed: {reason[:1].lower()}{reason[1:]}{see}"
+    return " ".join(exc.format_message().split()) + see
+
+
+def _given(args: Sequence[str], opts: Sequence[str]) -> str | None:
+    """The last value given to any of the options ``opts`` in ``args`` (``--x v`` or
+    ``--x=v``), None if there is none."""
+    value = None
+    for i, arg in enumerate(args):
+        for opt in opts:
+            if arg == opt and i + 1 < len(args):
+                value = args[i + 1]
+            elif opt.startswith("-") and arg.startswith(opt + "="):
+                value = arg[len(opt) + 1 :]
+    return value

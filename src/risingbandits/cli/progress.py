@@ -25,9 +25,12 @@ def progress_bar(
     disable: bool = False,
     description_width: int = 0,
 ) -> Progress:
-    """Description, bar, done / total, any ``extra`` columns (e.g. a rate), elapsed and ETA."""
+    """Description, bar, done / total, any ``extra`` columns (e.g. a rate), elapsed and ETA;
+    none when stderr is not a terminal (rich would draw nothing but leave a blank line, before an
+    error's one line too)."""
     width = f":<{description_width}" if description_width else ""
     description = "{task.description" + width + "}"
+    console = console or Console(stderr=True)
     return Progress(
         TextColumn(description),
         BarColumn(),
@@ -36,9 +39,9 @@ def progress_bar(
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
-        console=console or Console(stderr=True),
+        console=console,
         transient=True,
-        disable=disable,
+        disable=disable or not console.is_terminal,
     )
 
 
