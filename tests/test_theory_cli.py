@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import risingbandits.cli.theory as theory_cli
 from risingbandits.cli import app
 
 runner = CliRunner()
@@ -108,6 +109,34 @@ def test_bound_writes_png_and_refuses_to_overwrite(tmp_path: Path) -> None:
         "--overwrite",
     )
     assert code == 0 and "wrote" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("q", "is not allowed: use a file name ending in .png or .pdf or .svg"),  # q.png exists
+        ("b.txt", "is not allowed: use a file name ending in .png or .pdf or .svg"),
+        ("dd.png", "is not allowed: it is a directory, not a file"),
+        ("afile/x.png", "is not allowed: it is a file, not a directory"),
+    ],
+)
+def test_bound_refuses_an_out_it_cannot_write_before_computing(
+    name: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_computing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("theory bound computed before checking --out")
+
+    monkeypatch.setattr(theory_cli, "simulate_horizons", no_computing)
+    monkeypatch.setattr(theory_cli.bounds, "bound_curve", no_computing)
+    (tmp_path / "q.png").write_bytes(b"kept")
+    (tmp_path / "dd.png").mkdir()
+    (tmp_path / "afile").write_bytes(b"")
+    out = tmp_path / name
+    args = ("bound", "--horizons", "50", "--seeds", "1", "--out", str(out), "--overwrite")
+    code, _, err = invoke(*args)
+    assert code == 2 and err.startswith("error: --out") and len(err.strip().splitlines()) == 1
+    assert message in err and str(out if "/" not in name else out.parent) in err
+    assert (tmp_path / "q.png").read_bytes() == b"kept" and not (tmp_path / "dd.png.png").exists()
 
 
 def test_bound_bad_input(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from risingbandits.analysis import MeanCI, finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.instances import Noise, RisingInstance, ltf
 from risingbandits.instances.named import named_instance
+from risingbandits.outputs import new_file
 from risingbandits.policies import make_policy
 from risingbandits.simulate import simulate_horizons
 from risingbandits.theory import bound as bounds
@@ -184,6 +185,8 @@ def dominance(
 
 # -- bound -----------------------------------------------------------------------------------
 
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
 
 def _bound_instance(
     instance: str | None, ltf_b: str | None, ltf_t_sat: str | None, horizon: int, noise: str | None
@@ -254,8 +257,10 @@ def bound(
         typer.Option(help="gaussian[:SIGMA] | bernoulli | none; default the instance's."),
     ] = None,
     seeds: Annotated[int, typer.Option(help="Seeds of the empirical CURE-UCB runs.")] = 5,
-    out: Annotated[Path, typer.Option(help="PNG to write.")] = Path("theory-bound.png"),
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing PNG.")] = False,
+    out: Annotated[
+        Path, typer.Option(help="Figure to write, as named: a .png, .pdf or .svg file.")
+    ] = Path("theory-bound.png"),
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing figure.")] = False,
     as_json: AsJson = False,
 ) -> None:
     """Thm. 5.4: the regret bound (min over q) vs T beside CURE-UCB's regret, table and PNG."""
@@ -264,8 +269,7 @@ def bound(
     hs = _ints(horizons, "--horizons")
     qs = _floats(q, "--q") if q is not None else list(bounds.DEFAULT_QS)
     _positive(seeds, "--seeds")
-    if out.exists() and not overwrite:
-        raise UserError(f"{out} already exists: pass --overwrite to replace it or choose --out")
+    new_file(out, FIGURE_SUFFIXES, overwrite)
     inst = _bound_instance(instance, ltf_b, ltf_t_sat, hs[-1], noise)
     sig = inst.noise_proxy if sigma is None else sigma
     curve = bounds.bound_curve(inst, hs, eps, sig, qs)
@@ -273,7 +277,6 @@ def bound(
     with Console(stderr=True).status(f"simulating CURE-UCB on {inst.name}..."):
         results = simulate_horizons(inst, policy, hs, seeds)
     regret = {h: mean_ci(results[h].regret) for h in hs}
-    out.parent.mkdir(parents=True, exist_ok=True)
     concave = inst.concavity_report().all_concave
     title = (
         f"{inst.name} (K = {inst.n_arms}, noise {inst.noise}, concave: {concave}); "
