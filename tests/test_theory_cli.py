@@ -47,9 +47,21 @@ def test_dominance_reports_a_violation() -> None:
         (["--ltf-b", "0.5,0.3", "--horizon", "3"], "give both --ltf-b and --ltf-t-sat"),
         (["--search", "--horizon", "3"], "--search draws its own instances"),
         (["--search", "--instances", "0"], "--instances=0 is not allowed"),
+        (["--search", "--instances", "1" + "0" * 30], "use an integer in 1..1,000,000"),
+        (["--search", "--max-horizon", "1" + "0" * 30], "use an integer in 1..10,000,000"),
+        (
+            ["--ltf-b", "0.5,0.3", "--ltf-t-sat", "100,200", "--horizon", "1" + "0" * 30],
+            "--horizon=1" + "0" * 30 + " is not allowed: use an integer in 1..10,000,000",
+        ),
     ],
 )
-def test_dominance_bad_input(args: list[str], message: str) -> None:
+def test_dominance_bad_input(
+    args: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched with a bad setting")  # --instances 10**30 never ended
+
+    monkeypatch.setattr(theory_cli.dom, "candidates", no_search)
     code, out, err = invoke("dominance", *args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and message in err and len(err.strip().splitlines()) == 1
@@ -145,6 +157,7 @@ def test_bound_bad_input(tmp_path: Path) -> None:
         (["--q", "0,2"], "q=2.0 is not allowed"),
         (["--eps", "0.5"], "eps=0.5 is not allowed"),
         (["--seeds", "0"], "--seeds=0"),
+        (["--q", "0,1e400"], "--q='0,1e400' is not allowed: use comma-separated numbers in [0, 1]"),
     ):
         code, _, err = invoke("bound", *args, "--out", str(tmp_path / "x.png"))
         assert code == 2 and message in err, err

@@ -21,7 +21,7 @@ from risingbandits.simulate import simulate_horizons
 from risingbandits.theory import bound as bounds
 from risingbandits.theory import dominance as dom
 from risingbandits.theory import horizon_awareness as ha
-from risingbandits.theory.exact import ExactLTF, as_fraction
+from risingbandits.theory.exact import MAX_EXACT_HORIZON, ExactLTF, as_fraction
 
 app = typer.Typer(
     help="Check the paper's theory: LTF dominance (Thm. 5.2), regret bound (Thm. 5.4), Sec. 3.1.",
@@ -57,9 +57,10 @@ def _exact_ltf(ltf_b: str | None, ltf_t_sat: str | None) -> ExactLTF:
     return ExactLTF.create(b, t_sat)
 
 
-def _positive(value: int, option: str, low: int = 1) -> int:
-    if value < low:
-        raise UserError(f"{option}={value} is not allowed: use an integer >= {low}")
+def _positive(value: int, option: str, low: int = 1, high: int | None = None) -> int:
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high:,}"
+        raise UserError(f"{option}={value} is not allowed: use an integer {allowed}")
     return value
 
 
@@ -143,13 +144,21 @@ def _search(
 def dominance(
     ltf_b: LtfB = None,
     ltf_t_sat: LtfTSat = None,
-    horizon: Annotated[int | None, typer.Option(help="Horizon T of the single check.")] = None,
+    horizon: Annotated[
+        int | None,
+        typer.Option(help=f"Horizon T of the single check (at most {MAX_EXACT_HORIZON:,})."),
+    ] = None,
     search: Annotated[
         bool, typer.Option("--search", help="Search random/adversarial instances instead.")
     ] = False,
-    instances: Annotated[int, typer.Option(help="Search: number of instances.")] = 200,
+    instances: Annotated[
+        int, typer.Option(help=f"Search: number of instances (at most {dom.MAX_INSTANCES:,}).")
+    ] = 200,
     max_horizon: Annotated[
-        int, typer.Option(help="Search: largest horizon (paper scale: 50,000).")
+        int,
+        typer.Option(
+            help=f"Search: largest horizon (paper scale: 50,000; at most {MAX_EXACT_HORIZON:,})."
+        ),
     ] = dom.PAPER_HORIZON,
     seed: Annotated[int, typer.Option(help="Search: generator seed.")] = 0,
     shrink: Annotated[
@@ -162,8 +171,8 @@ def dominance(
     if search:
         if ltf_b is not None or ltf_t_sat is not None or horizon is not None:
             raise UserError("--search draws its own instances: drop --ltf-b/--ltf-t-sat/--horizon")
-        _positive(instances, "--instances")
-        _positive(max_horizon, "--max-horizon")
+        _positive(instances, "--instances", high=dom.MAX_INSTANCES)
+        _positive(max_horizon, "--max-horizon", high=MAX_EXACT_HORIZON)
         _positive(seed, "--seed", 0)
         _positive(shrink, "--shrink", 0)
         report = _search(instances, max_horizon, seed, shrink, as_json)
@@ -175,7 +184,7 @@ def dominance(
     inst = _exact_ltf(ltf_b, ltf_t_sat)
     if horizon is None:
         raise UserError("--horizon is required (or use --search)")
-    _positive(horizon, "--horizon")
+    _positive(horizon, "--horizon", high=MAX_EXACT_HORIZON)
     case = dom.check(inst, horizon)
     if as_json:
         typer.echo(json.dumps(case.to_dict()))
@@ -205,8 +214,10 @@ def _bound_instance(
 def _floats(text: str, option: str) -> list[float]:
     try:
         return [float(as_fraction(x, option)) for x in _split(text, option)]
-    except ValueError:
-        raise UserError(f"{option}={text!r} is not allowed: use comma-separated numbers") from None
+    except (ValueError, OverflowError):  # 1e400: too large for a float
+        raise UserError(
+            f"{option}={text!r} is not allowed: use comma-separated numbers in [0, 1]"
+        ) from None
 
 
 def _ints(text: str, option: str) -> list[int]:
