@@ -174,3 +174,7 @@ def test_horizon_awareness_json() -> None:
     assert max(row["regret_10000"], row["regret_30000"]) >= data["agnostic_price"]["randomised"]
     code, _, err = invoke("horizon-awareness", "--policies", "nope")
     assert code == 2 and "policy='nope' is not allowed" in err
+    for policies in ("", "ucb1,"):
+        code, _, err = invoke("horizon-awareness", "--policies", policies)
+        assert code == 2, err
+        assert f"--policies={policies!r} is not allowed: use comma-separated policy names" in err

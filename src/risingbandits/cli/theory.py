@@ -38,10 +38,10 @@ LtfTSat = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _split(text: str, option: str) -> list[str]:
+def _split(text: str, option: str, items_are: str = "numbers") -> list[str]:
     items = [x.strip() for x in text.split(",")]
     if not all(items):
-        raise UserError(f"{option}={text!r} is not allowed: use comma-separated numbers")
+        raise UserError(f"{option}={text!r} is not allowed: use comma-separated {items_are}")
     return items
 
 
@@ -365,7 +365,7 @@ def horizon_awareness(
     _positive(seeds, "--seeds")
     noise_model = Noise.parse(noise)
     names = (
-        _split(policies, "--policies")
+        _split(policies, "--policies", "policy names (cure-ucb,ucb1)")
         if policies is not None
         else ["cure-ucb", *ha.horizon_agnostic_policies()]
     )
