@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import risingbandits.cli.data as data_cli
 from risingbandits.cli import app
 from test_modelselect_data import write_aclimdb
 
@@ -118,3 +119,26 @@ def test_data_imdb_refuses_a_cache_dir_it_cannot_fill(acl: Path, tmp_path: Path)
         (line,) = result.stderr.strip().splitlines()
         assert line.startswith(f"error: --cache-dir={str(folder)!r} ") and why in line
     assert list(shared.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seed", "-1"], "--seed=-1 is not allowed: use an integer >= 0"),  # left a manifest
+        (["--runs", "1" + "0" * 30], "is not allowed: use an integer in 1..10,000"),  # endless
+        (["--workers", "-1"], "--workers=-1 is not allowed: use an integer >= 0"),
+        (["--out", "afile/x.npz"], "--out folder='afile' is not allowed: it is a file"),  # exit 1
+    ],
+)
+def test_data_curves_refuses_bad_settings_before_making_anything(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_loading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the reviews were loaded before the settings were checked")
+
+    monkeypatch.setattr(data_cli, "load_features", no_loading)
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("")
+    line = one_line_error(["data", "curves", "imdb", "--out", "new/c.npz", *args])
+    assert message in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no new/, no c.npz.parts
