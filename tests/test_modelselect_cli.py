@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import risingbandits.cli.data as data_cli
 from risingbandits.cli import app
 from test_modelselect_data import write_aclimdb
 
@@ -98,3 +99,46 @@ def test_data_imdb_without_npm_names_both_ways(tmp_path: Path) -> None:
         ["data", "imdb", "--cache-dir", str(tmp_path)], env={"PATH": str(tmp_path)}
     )
     assert "npm was not found" in line and "--imdb-dir" in line and "npm pack" in line
+
+
+def test_data_imdb_refuses_a_cache_dir_it_cannot_fill(acl: Path, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder, why in (
+        (tmp_path / "afile" / "x", "cannot be written (Not a directory)"),
+        (shared, "can be written by group or others (mode 777"),
+    ):
+        result = runner.invoke(
+            app, ["data", "imdb", "--imdb-dir", str(acl), "--cache-dir", str(folder)]
+        )
+        assert result.exit_code == 2 and result.stdout == "", (
+            result.output
+        )  # "features cached" before
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: --cache-dir={str(folder)!r} ") and why in line
+    assert list(shared.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seed", "-1"], "--seed=-1 is not allowed: use an integer >= 0"),  # left a manifest
+        (["--runs", "1" + "0" * 30], "is not allowed: use an integer in 1..10,000"),  # endless
+        (["--workers", "-1"], "--workers=-1 is not allowed: use an integer >= 0"),
+        (["--out", "afile/x.npz"], "--out folder='afile' is not allowed: it is a file"),  # exit 1
+    ],
+)
+def test_data_curves_refuses_bad_settings_before_making_anything(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_loading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the reviews were loaded before the settings were checked")
+
+    monkeypatch.setattr(data_cli, "load_features", no_loading)
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("")
+    line = one_line_error(["data", "curves", "imdb", "--out", "new/c.npz", *args])
+    assert message in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no new/, no c.npz.parts

@@ -235,6 +235,13 @@ def test_curves_average_runs(tmp_path: Path) -> None:
     assert set(np.round(three["lr_0.05"] * 3, 9)) <= {0.0, 1.0, 2.0, 3.0}
     with pytest.raises(ValueError, match="pulls=61 is not allowed"):
         regenerate_curves(bow, spec, 3, tmp_path / "x.npz", pulls=61)
+    for kwargs, message in (
+        ({"seed": -1}, "seed=-1 is not allowed: use an integer >= 0"),  # numpy's bare error
+        ({"runs": 10**30}, r"runs=1000000000000000000000000000000 is not allowed: use .*10,000"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            regenerate_curves(bow, spec, **{"runs": 3, **kwargs}, out=tmp_path / "y.npz")
+        assert not (tmp_path / "y.npz.parts").exists()  # a manifest of seed -1 was left before
 
 
 def test_live_run_counts_and_regret(tmp_path: Path) -> None:

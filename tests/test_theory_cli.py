@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import risingbandits.cli.theory as theory_cli
 from risingbandits.cli import app
 
 runner = CliRunner()
@@ -46,9 +47,21 @@ def test_dominance_reports_a_violation() -> None:
         (["--ltf-b", "0.5,0.3", "--horizon", "3"], "give both --ltf-b and --ltf-t-sat"),
         (["--search", "--horizon", "3"], "--search draws its own instances"),
         (["--search", "--instances", "0"], "--instances=0 is not allowed"),
+        (["--search", "--instances", "1" + "0" * 30], "use an integer in 1..1,000,000"),
+        (["--search", "--max-horizon", "1" + "0" * 30], "use an integer in 1..10,000,000"),
+        (
+            ["--ltf-b", "0.5,0.3", "--ltf-t-sat", "100,200", "--horizon", "1" + "0" * 30],
+            "--horizon=1" + "0" * 30 + " is not allowed: use an integer in 1..10,000,000",
+        ),
     ],
 )
-def test_dominance_bad_input(args: list[str], message: str) -> None:
+def test_dominance_bad_input(
+    args: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched with a bad setting")  # --instances 10**30 never ended
+
+    monkeypatch.setattr(theory_cli.dom, "candidates", no_search)
     code, out, err = invoke("dominance", *args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and message in err and len(err.strip().splitlines()) == 1
@@ -110,12 +123,41 @@ def test_bound_writes_png_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert code == 0 and "wrote" in out
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("q", "is not allowed: use a file name ending in .png or .pdf or .svg"),  # q.png exists
+        ("b.txt", "is not allowed: use a file name ending in .png or .pdf or .svg"),
+        ("dd.png", "is not allowed: it is a directory, not a file"),
+        ("afile/x.png", "is not allowed: it is a file, not a directory"),
+    ],
+)
+def test_bound_refuses_an_out_it_cannot_write_before_computing(
+    name: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_computing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("theory bound computed before checking --out")
+
+    monkeypatch.setattr(theory_cli, "simulate_horizons", no_computing)
+    monkeypatch.setattr(theory_cli.bounds, "bound_curve", no_computing)
+    (tmp_path / "q.png").write_bytes(b"kept")
+    (tmp_path / "dd.png").mkdir()
+    (tmp_path / "afile").write_bytes(b"")
+    out = tmp_path / name
+    args = ("bound", "--horizons", "50", "--seeds", "1", "--out", str(out), "--overwrite")
+    code, _, err = invoke(*args)
+    assert code == 2 and err.startswith("error: --out") and len(err.strip().splitlines()) == 1
+    assert message in err and str(out if "/" not in name else out.parent) in err
+    assert (tmp_path / "q.png").read_bytes() == b"kept" and not (tmp_path / "dd.png.png").exists()
+
+
 def test_bound_bad_input(tmp_path: Path) -> None:
     for args, message in (
         (["--horizons", "0,10"], "--horizons='0,10' is not allowed"),
         (["--q", "0,2"], "q=2.0 is not allowed"),
         (["--eps", "0.5"], "eps=0.5 is not allowed"),
         (["--seeds", "0"], "--seeds=0"),
+        (["--q", "0,1e400"], "--q='0,1e400' is not allowed: use comma-separated numbers in [0, 1]"),
     ):
         code, _, err = invoke("bound", *args, "--out", str(tmp_path / "x.png"))
         assert code == 2 and message in err, err
@@ -132,3 +174,7 @@ def test_horizon_awareness_json() -> None:
     assert max(row["regret_10000"], row["regret_30000"]) >= data["agnostic_price"]["randomised"]
     code, _, err = invoke("horizon-awareness", "--policies", "nope")
     assert code == 2 and "policy='nope' is not allowed" in err
+    for policies in ("", "ucb1,"):
+        code, _, err = invoke("horizon-awareness", "--policies", policies)
+        assert code == 2, err
+        assert f"--policies={policies!r} is not allowed: use comma-separated policy names" in err

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
+
+from risingbandits.theory import dominance
 from risingbandits.theory.dominance import (
     FAMILIES,
     DominanceCase,
@@ -59,6 +62,26 @@ def test_search_counts_and_reproducibility() -> None:
     data = report.to_dict()
     assert data["cases"] == report.tried and set(data["by_family"]) == set(FAMILIES)
     assert search(instances=7, max_horizon=40, seed=3, shrink=0).to_dict() == data
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"instances": 10**30}, "instances=1" + "0" * 30 + " is not allowed"),  # ran until killed
+        ({"instances": 1_000_001}, "instances=1000001 is not allowed: use 1..1,000,000"),
+        ({"max_horizon": 10**30}, "max_horizon=1" + "0" * 30 + " is not allowed"),  # log10 error
+        ({"max_horizon": 10**7 + 1}, "max_horizon=10000001 is not allowed: use 1..10,000,000"),
+    ],
+)
+def test_search_refuses_settings_too_large(
+    kwargs: dict[str, int], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched with a bad setting")  # instances=10**30 never ended
+
+    monkeypatch.setattr(dominance, "candidates", no_search)
+    with pytest.raises(ValueError, match=message):
+        search(**kwargs)
 
 
 def test_search_finds_violations_of_the_theorem() -> None:

@@ -188,6 +188,11 @@ def test_bad_runs_and_fraction_parsing() -> None:
     inst = ExactLTF.create(["1/2", "1/3"], [2, 1])
     with pytest.raises(ValueError, match="horizon=0 is not allowed"):
         run_exact(inst, "cure", 0)
+    with pytest.raises(
+        ValueError,
+        match="horizon=1" + "0" * 30 + " is not allowed: use an integer in 1..10,000,000",
+    ):
+        run_exact(inst, "red", 10**30)  # numpy's "maximum allowed dimension exceeded" before
     with pytest.raises(ValueError, match="policy='ucb' is not allowed"):
         run_exact(inst, "ucb", 5)  # type: ignore[arg-type]
     assert as_fraction(0.3, "b") == F(3, 10)

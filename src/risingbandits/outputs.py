@@ -27,3 +27,25 @@ def writable_dir(path: str | Path, what: str = "--out") -> Path:
             f"{what}={str(folder)!r} cannot be written ({reason}): choose a writable directory"
         ) from None
     return folder
+
+
+def new_file(path: Path, suffixes: tuple[str, ...], overwrite: bool, what: str = "--out") -> Path:
+    """Check ``path`` before any work is spent on it: a file name ending in one of ``suffixes``
+    (written as given, nothing added), not a directory, not an existing file unless
+    ``overwrite``, in a folder a file can be created in (made with its parents).
+
+    Raises one ``ValueError`` line naming ``what`` and the path.
+    """
+    given = f"{what}={str(path)!r}"
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(
+            f"{given} is not allowed: use a file name ending in {' or '.join(suffixes)}"
+        )
+    if path.is_dir():
+        raise ValueError(f"{given} is not allowed: it is a directory, not a file")
+    if path.exists() and not overwrite:
+        raise ValueError(
+            f"{path} already exists: pass --overwrite to replace it or choose another {what}"
+        )
+    writable_dir(path.parent, f"{what} folder")
+    return path

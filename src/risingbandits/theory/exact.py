@@ -34,9 +34,13 @@ from typing import Literal
 import numpy as np
 
 from risingbandits.instances import Noise, RisingInstance, ltf
+from risingbandits.policies.machinery.checkpoint import shown
 
 PolicyName = Literal["cure", "red"]
 POLICY_NAMES: tuple[PolicyName, ...] = ("cure", "red")
+MAX_EXACT_HORIZON = 10_000_000
+"""The largest horizon of an exact run: it holds the arm of every round, and the pull counts
+after every round are tabled from it (about 0.8 GB at 10^7 rounds with 5 arms)."""
 # The registry policies these exact runs are checked against (tests/test_theory_exact.py).
 LIBRARY_POLICIES: dict[PolicyName, str] = {"cure": "cure-ucb-det", "red": "red-ucb-det"}
 
@@ -245,8 +249,14 @@ class _Indices:
 def _check_run(policy: str, horizon: int) -> None:
     if policy not in POLICY_NAMES:
         raise ValueError(f"policy={policy!r} is not allowed: use one of {', '.join(POLICY_NAMES)}")
-    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
-        raise ValueError(f"horizon={horizon!r} is not allowed: use an integer >= 1")
+    if (
+        isinstance(horizon, bool)
+        or not isinstance(horizon, int | np.integer)
+        or not 1 <= horizon <= MAX_EXACT_HORIZON
+    ):
+        raise ValueError(
+            f"horizon={shown(horizon)} is not allowed: use an integer in 1..{MAX_EXACT_HORIZON:,}"
+        )
 
 
 def _leader(indices: list[int]) -> tuple[int, int]:
