@@ -52,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.families import (
     FAMILIES,
+    check_param,
     check_request,
     family_instance,
     full_horizons,
@@ -76,7 +77,7 @@ class SpecError(ValueError):
 class _Strict(BaseModel):
     """A spec table: unknown keys are errors that list the allowed keys."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -511,12 +512,16 @@ def _instance_refs(
     t_max = max(model.grid) if model.horizons is not None else 1
     for i, src in enumerate(model.instances):
         allowed = FAMILIES[src.family].params if src.family is not None else ()
-        for key in src.params:
+        for key, value in src.params.items():
             if key not in allowed:
                 raise SpecError(
                     f"instances[{i}].params.{key}: unknown parameter of {src.family}: allowed "
                     f"are {', '.join(allowed) or 'none'}"
                 )
+            try:
+                check_param(str(src.family), key, value)
+            except ValueError as exc:
+                raise SpecError(f"instances[{i}].params.{key}: {exc}") from None
         if src.family is not None:
             assert src.count is not None and src.generator_seed is not None
             try:  # the count within the family's size, t_max within its instances' horizons
