@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -99,6 +100,25 @@ def test_resume_of_a_complete_sweep_does_nothing(store: tuple[Path, Path]) -> No
     _, out = store
     result = sweep("resume", str(out), "--executor", "serial")
     assert result.exit_code == 0 and "done: 0 cells (0 tasks)" in result.stderr
+
+
+def test_too_many_workers_is_refused_before_anything_is_made(
+    store: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """--workers 10**30 was an OverflowError traceback once the pool started: after run had
+    made the directory, or in the middle of a resume."""
+    spec, out = store
+    huge = str(10**30)
+    new = tmp_path / "new"
+    line = one_error_line(sweep("run", str(spec), "--out", str(new), "--workers", huge))
+    assert line == f"error: workers={huge} is not allowed: use an integer from 1 to 1,024"
+    assert not new.exists()
+    partial = tmp_path / "partial"
+    shutil.copytree(out, partial)
+    parts = sorted((partial / "parts").glob("*.parquet"))
+    parts[0].unlink()
+    assert one_error_line(sweep("resume", str(partial), "--workers", huge)) == line
+    assert sorted((partial / "parts").glob("*.parquet")) == parts[1:]
 
 
 def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:

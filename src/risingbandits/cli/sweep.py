@@ -28,7 +28,7 @@ from risingbandits.analysis.summary import MeanRow, Summary, summarize
 from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
-from risingbandits.experiments.executors import SchedulerLost
+from risingbandits.experiments.executors import MAX_WORKERS, SchedulerLost
 from risingbandits.experiments.integrity import PartProblem
 from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
@@ -73,7 +73,8 @@ ExecutorOpt = Annotated[
     typer.Option(help="serial | processes (default: all cores) | dask (local cluster)."),
 ]
 WorkersOpt = Annotated[
-    int | None, typer.Option(min=1, help="Worker processes (default: all cores).")
+    int | None,
+    typer.Option(min=1, help=f"Worker processes (default: all cores; at most {MAX_WORKERS:,})."),
 ]
 SchedulerOpt = Annotated[
     str | None,
