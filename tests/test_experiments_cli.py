@@ -121,6 +121,20 @@ def test_too_many_workers_is_refused_before_anything_is_made(
     assert sorted((partial / "parts").glob("*.parquet")) == parts[1:]
 
 
+def test_resume_remakes_a_removed_parts_folder(store: tuple[Path, Path], tmp_path: Path) -> None:
+    """Without parts/ a resume failed on its first write ("No such file or directory ... make
+    room", exit code 1): it now computes every task again."""
+    _, out = store
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    shutil.rmtree(copy / "parts")
+    result = sweep("resume", str(copy), "--executor", "serial")
+    assert result.exit_code == 0, result.output
+    assert "done: 36 cells" in result.stderr
+    names = sorted(p.name for p in (out / "parts").glob("*.parquet"))
+    assert sorted(p.name for p in (copy / "parts").glob("*.parquet")) == names
+
+
 def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     _, out = store
     values: dict[tuple[str, int], list[float]] = {}
