@@ -158,6 +158,15 @@ def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     assert "horizon=7 is not allowed: the sweep has horizons 120, 300" in line
 
 
+def test_summary_refuses_too_many_resamples(store: tuple[Path, Path]) -> None:
+    """--resamples 10**10 was a MemoryError traceback, 10**30 numpy's "Maximum allowed
+    dimension exceeded"."""
+    _, out = store
+    for huge in (str(10**10), str(10**30)):
+        line = one_error_line(sweep("summary", str(out), "--ci", "bootstrap", "--resamples", huge))
+        assert line == f"error: resamples={huge} is not allowed: use an integer from 1 to 1,000,000"
+
+
 def test_summary_by_final_gap(store: tuple[Path, Path]) -> None:
     _, out = store
     gaps: dict[tuple[str, int], list[float]] = {}

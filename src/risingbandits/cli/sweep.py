@@ -22,6 +22,7 @@ from rich.progress import Task as BarTask
 from rich.table import Column, Table
 from rich.text import Text
 
+from risingbandits.analysis.bootstrap import MAX_RESAMPLES
 from risingbandits.analysis.ranks import RankRow
 from risingbandits.analysis.stats import MeanCI
 from risingbandits.analysis.summary import MeanRow, Summary, summarize
@@ -357,7 +358,9 @@ def summary(
             help="What ranks and win rates rank by: regret | final-gap (lower is better)."
         ),
     ] = MetricName.regret,
-    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 10_000,
+    resamples: Annotated[
+        int, typer.Option(min=1, help=f"Bootstrap resamples (at most {MAX_RESAMPLES:,}).")
+    ] = 10_000,
     seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
 ) -> None:
     """Mean regret and final-model gap ± 95% CI, average rank ± CI and pairwise win rates (by
