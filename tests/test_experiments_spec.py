@@ -73,7 +73,7 @@ def test_tiny_spec_resolves_instances_policies_and_horizons() -> None:
         (("300 }", "300, costs = 3 }"), "instances[0].params.costs: costs=3 is not allowed"),
         (("seeds = 2", "seeds = true"), "seeds: Input should be a valid integer (got True)"),
         (("[300, 120]", '["300"]'), "horizons[0]: Input should be a valid integer (got '300')"),
-        (("count = 2", "count = 2.0"), "instances[0].count: Input should be a valid integer"),
+        (("count = 2", "count = true"), "instances[0].count: Input should be a valid integer"),
         (('named = "intro"', 'named = "intro"\nmeans_file = "x.npy"'), "give exactly one of"),
         (
             ('named = "intro"', 'noise = "laplace"'),
