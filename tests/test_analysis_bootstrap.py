@@ -50,3 +50,6 @@ def test_a_single_value_has_no_interval_and_bad_input_is_refused() -> None:
         bootstrap_ci(np.ones(3), level=1.5)
     with pytest.raises(ValueError, match=r"n_resamples=0 is not allowed"):
         bootstrap_ci(np.ones(3), n_resamples=0)
+    for huge in (10**10, 10**30, True):  # 10**10 was a MemoryError (74.5 GiB of means)
+        with pytest.raises(ValueError, match=r"use an integer from 1 to 1,000,000$"):
+            bootstrap_ci(np.ones(3), n_resamples=huge)

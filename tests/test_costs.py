@@ -256,5 +256,5 @@ def test_the_cost_option_flows_through_sweep_specs() -> None:
     np.testing.assert_array_equal(inst.costs, expected.pull_costs)
     with pytest.raises(SpecError) as err:
         parse_spec(SPEC.replace("COSTS", "free"))
-    assert "instances[0].family: costs='free' is not allowed for ltf-v1" in str(err.value)
+    assert "instances[0].params.costs: costs='free' is not allowed for ltf-v1" in str(err.value)
     assert "\n" not in str(err.value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -101,6 +102,39 @@ def test_resume_of_a_complete_sweep_does_nothing(store: tuple[Path, Path]) -> No
     assert result.exit_code == 0 and "done: 0 cells (0 tasks)" in result.stderr
 
 
+def test_too_many_workers_is_refused_before_anything_is_made(
+    store: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """--workers 10**30 was an OverflowError traceback once the pool started: after run had
+    made the directory, or in the middle of a resume."""
+    spec, out = store
+    huge = str(10**30)
+    new = tmp_path / "new"
+    line = one_error_line(sweep("run", str(spec), "--out", str(new), "--workers", huge))
+    assert line == f"error: workers={huge} is not allowed: use an integer from 1 to 1,024"
+    assert not new.exists()
+    partial = tmp_path / "partial"
+    shutil.copytree(out, partial)
+    parts = sorted((partial / "parts").glob("*.parquet"))
+    parts[0].unlink()
+    assert one_error_line(sweep("resume", str(partial), "--workers", huge)) == line
+    assert sorted((partial / "parts").glob("*.parquet")) == parts[1:]
+
+
+def test_resume_remakes_a_removed_parts_folder(store: tuple[Path, Path], tmp_path: Path) -> None:
+    """Without parts/ a resume failed on its first write ("No such file or directory ... make
+    room", exit code 1): it now computes every task again."""
+    _, out = store
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    shutil.rmtree(copy / "parts")
+    result = sweep("resume", str(copy), "--executor", "serial")
+    assert result.exit_code == 0, result.output
+    assert "done: 36 cells" in result.stderr
+    names = sorted(p.name for p in (out / "parts").glob("*.parquet"))
+    assert sorted(p.name for p in (copy / "parts").glob("*.parquet")) == names
+
+
 def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     _, out = store
     values: dict[tuple[str, int], list[float]] = {}
@@ -122,6 +156,15 @@ def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     assert "Win rate % at T=120" in boot.stdout and "T=300" not in boot.stdout
     line = one_error_line(sweep("summary", str(out), "--horizon", "7"))
     assert "horizon=7 is not allowed: the sweep has horizons 120, 300" in line
+
+
+def test_summary_refuses_too_many_resamples(store: tuple[Path, Path]) -> None:
+    """--resamples 10**10 was a MemoryError traceback, 10**30 numpy's "Maximum allowed
+    dimension exceeded"."""
+    _, out = store
+    for huge in (str(10**10), str(10**30)):
+        line = one_error_line(sweep("summary", str(out), "--ci", "bootstrap", "--resamples", huge))
+        assert line == f"error: resamples={huge} is not allowed: use an integer from 1 to 1,000,000"
 
 
 def test_summary_by_final_gap(store: tuple[Path, Path]) -> None:

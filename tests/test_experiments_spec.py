@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,13 @@ def test_tiny_spec_resolves_instances_policies_and_horizons() -> None:
         (('named = "intro"', 'named = "intro"\ncount = 2'), "count is only allowed with family"),
         (("count = 2\n", ""), "instances[0]: count is required with family"),
         (("t_sat_scale", "scale"), "instances[0].params.scale: unknown parameter of ltf-v1"),
+        (("= 300 }", "= nan }"), "instances[0].params.t_sat_scale: t_sat_scale=nan is not"),
+        (("= 300 }", "= -5 }"), "t_sat_scale=-5 is not allowed for ltf-v1: use a finite number"),
+        (("= 300 }", '= "abc" }'), "instances[0].params.t_sat_scale: t_sat_scale='abc' is not"),
+        (("300 }", "300, costs = 3 }"), "instances[0].params.costs: costs=3 is not allowed"),
+        (("seeds = 2", "seeds = true"), "seeds: Input should be a valid integer (got True)"),
+        (("[300, 120]", '["300"]'), "horizons[0]: Input should be a valid integer (got '300')"),
+        (("count = 2", "count = true"), "instances[0].count: Input should be a valid integer"),
         (('named = "intro"', 'named = "intro"\nmeans_file = "x.npy"'), "give exactly one of"),
         (
             ('named = "intro"', 'noise = "laplace"'),
@@ -91,6 +99,31 @@ def test_mistakes_name_the_key_and_what_is_allowed(edit: tuple[str, str], expect
     message = str(err.value)
     assert expected in message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "expected"),
+    [
+        ("concave-v2", "scale = 100", "params.scale: scale=100 is not allowed for concave-v2: use"),
+        (
+            "concave-v1",
+            "scale = 1e300",
+            "params.scale: scale=1e+300 is not allowed for concave-v1: use a number of pulls from "
+            "25,000 to 10,000,000",
+        ),
+        ("imdb-v1", 'arms = "lr_0.003"', "params.arms: arms='lr_0.003' is not allowed for imdb-v1"),
+        ("imdb-v1", "curves_dir = 5", "params.curves_dir: curves_dir=5 is not allowed"),
+    ],
+)
+def test_family_parameter_values_name_the_parameter(
+    family: str, params: str, expected: str
+) -> None:
+    """Before: brentq's "f(a) and f(b) must have different signs", a MemoryError, a string read
+    as a list of one-letter arms, a TypeError; each named ``instances[0].family``."""
+    text = TINY.replace('"ltf-v1"', f'"{family}"').replace("t_sat_scale = 300", params)
+    text = text.replace("count = 2", "count = 1")
+    with pytest.raises(SpecError, match="^" + re.escape(f"instances[0].{expected}")):
+        parse_spec(text)
 
 
 def test_unknown_family_lists_the_families() -> None:

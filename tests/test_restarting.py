@@ -12,10 +12,12 @@ import math
 import numpy as np
 import pytest
 
+from risingbandits.instances.named import named_instance
 from risingbandits.policies import make_policy
 from risingbandits.policies.machinery.kernel import select_one, update_one
 from risingbandits.policies.nonstationary.restarting import sample_index
 from risingbandits.seeding import policy_rng
+from risingbandits.simulate import simulate
 
 # -- Rexp3 -------------------------------------------------------------------------------------
 
@@ -93,6 +95,18 @@ def test_rexp3_paper_values(horizon: int, n_arms: int, batch: int, gamma: float)
     state = policy.init_state(n_arms, horizon)
     assert state.clock.period == batch
     assert state.gamma == pytest.approx(gamma, abs=5e-5)
+
+
+@pytest.mark.parametrize("variation", [1e-300, 1e-320])
+def test_rexp3_auto_batch_is_capped_at_the_horizon(variation: float) -> None:
+    """A variation budget near 0 makes the formula's batch longer than the run (10^200 rounds,
+    or an infinite float): the batch is T, gamma Exp3's for T rounds, and the policy runs."""
+    policy = make_policy("rexp3", variation=variation)
+    state = policy.init_state(2, 50)
+    assert state.clock.period == 50
+    assert state.gamma == pytest.approx(math.sqrt(2 * math.log(2) / ((math.e - 1) * 50)))
+    res = simulate(named_instance("intro", 50, None), policy, 50, 2)
+    assert res.regret.shape == (2,)
 
 
 # -- Ser4 --------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -142,6 +143,20 @@ def test_bad_arguments_are_one_line(call, message: str) -> None:  # type: ignore
     with pytest.raises(ValueError, match=message) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+def test_seeds_beyond_the_memory_are_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """10**10 seeds were a MemoryError traceback while the seed list was built."""
+    monkeypatch.setattr(sys.modules["risingbandits.simulate"], "available_memory", lambda: 10**9)
+    message = (
+        r"^seeds=10,000,000,000 is not allowed: their results take at least 1\.0 TB and "
+        r"1\.0 GB of memory is available: use fewer seeds$"
+    )
+    with pytest.raises(ValueError, match=message):
+        rb.simulate(rb.intro(100), "ucb1", 50, 10**10)
+    with pytest.raises(ValueError, match=message):
+        rb.simulate_budget(rb.intro(100), "ucb1", 50.0, 10**10)
+    assert rb.simulate(rb.intro(100), "ucb1", 50, 3).regret.shape == (3,)
 
 
 def test_checkpoints_take_numpy_integers() -> None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from risingbandits._jit import borrow, called_helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.memory import available_memory, bytes_text
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.machinery.checkpoint import integer
 from risingbandits.policies.machinery.kernel import (
@@ -205,6 +206,23 @@ class SimulationResult:
         )
 
 
+BYTES_PER_SEED = 100
+"""The least memory a seed takes: its entry in the seed list and the result's tuple, its
+reward, recommendation, regret and gap (more with more arms, checkpoints or a trace)."""
+
+
+def _check_seed_memory(n_seeds: int) -> None:
+    """Refuse a count of seeds whose results do not fit in the memory available (10**10 seeds
+    were a MemoryError traceback while the seed list was built)."""
+    need = n_seeds * BYTES_PER_SEED
+    available = available_memory()
+    if available is not None and need > available:
+        raise ValueError(
+            f"seeds={n_seeds:,} is not allowed: their results take at least {bytes_text(need)} "
+            f"and {bytes_text(available)} of memory is available: use fewer seeds"
+        )
+
+
 def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
     if isinstance(seeds, float | np.floating | bool):
         raise ValueError(
@@ -215,6 +233,7 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
             raise ValueError(
                 f"seeds={seeds} is not allowed: use a count in 1..{sys.maxsize} or a list of seeds"
             )
+        _check_seed_memory(int(seeds))
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]

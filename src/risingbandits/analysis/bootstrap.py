@@ -2,7 +2,8 @@
 
 Resample the values with replacement ``n_resamples`` times (a seeded generator), take the mean
 of each resample, and report the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of those
-means. Resampling runs in batches so memory stays bounded for large samples.
+means. Resampling runs in batches so memory stays bounded for large samples; the means of all
+resamples are held for their quantiles, so there are at most :data:`MAX_RESAMPLES`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,21 @@ from __future__ import annotations
 import numpy as np
 
 from risingbandits.analysis.stats import MeanCI, no_interval, sample
+from risingbandits.policies.machinery.checkpoint import shown
 
 BATCH_VALUES = 2_000_000
+MAX_RESAMPLES = 1_000_000
+"""Most resamples (their means take 8 MB; 10**10 asked for 74.5 GiB and failed)."""
+
+
+def check_resamples(value: int, name: str = "n_resamples") -> int:
+    """``value`` as a number of resamples from 1 to :data:`MAX_RESAMPLES` (else one line)."""
+    whole = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if not whole or not 1 <= value <= MAX_RESAMPLES:
+        raise ValueError(
+            f"{name}={shown(value)} is not allowed: use an integer from 1 to {MAX_RESAMPLES:,}"
+        )
+    return int(value)
 
 
 def bootstrap_ci(
@@ -20,8 +34,7 @@ def bootstrap_ci(
     """Mean of ``values`` with a seeded percentile-bootstrap interval (NaN for n < 2)."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level={level} is not allowed: use a number in (0, 1)")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples={n_resamples} is not allowed: use an integer >= 1")
+    n_resamples = check_resamples(n_resamples)
     x = sample(values, "bootstrap_ci")
     n = int(x.size)
     if n < 2:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import duckdb
 import numpy as np
 
-from risingbandits.analysis.bootstrap import bootstrap_ci
+from risingbandits.analysis.bootstrap import bootstrap_ci, check_resamples
 from risingbandits.analysis.queries import METRICS, check_metric, connect, grouped_values, in_list
 from risingbandits.analysis.ranks import RankRow, average_ranks
 from risingbandits.analysis.stats import MeanCI, ci_json, finite_or_none, mean_ci
@@ -209,7 +209,8 @@ def interval_function(
     if method == "t":
         return partial(mean_ci, level=level)
     if method == "bootstrap":
-        return partial(bootstrap_ci, level=level, n_resamples=resamples, seed=seed)
+        n_resamples = check_resamples(resamples, "resamples")
+        return partial(bootstrap_ci, level=level, n_resamples=n_resamples, seed=seed)
     raise ValueError(f"ci={method!r} is not allowed: use one of {', '.join(CI_METHODS)}")
 
 

@@ -22,13 +22,14 @@ from rich.progress import Task as BarTask
 from rich.table import Column, Table
 from rich.text import Text
 
+from risingbandits.analysis.bootstrap import MAX_RESAMPLES
 from risingbandits.analysis.ranks import RankRow
 from risingbandits.analysis.stats import MeanCI
 from risingbandits.analysis.summary import MeanRow, Summary, summarize
 from risingbandits.cli.errors import UserError, fail, os_error_text, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.cli.signals import interruption
-from risingbandits.experiments.executors import SchedulerLost
+from risingbandits.experiments.executors import MAX_WORKERS, SchedulerLost
 from risingbandits.experiments.integrity import PartProblem
 from risingbandits.experiments.store import SET_ASIDE, Store, StoreError
 from risingbandits.experiments.sweep import SweepResult, resume_sweep, run_sweep
@@ -73,7 +74,8 @@ ExecutorOpt = Annotated[
     typer.Option(help="serial | processes (default: all cores) | dask (local cluster)."),
 ]
 WorkersOpt = Annotated[
-    int | None, typer.Option(min=1, help="Worker processes (default: all cores).")
+    int | None,
+    typer.Option(min=1, help=f"Worker processes (default: all cores; at most {MAX_WORKERS:,})."),
 ]
 SchedulerOpt = Annotated[
     str | None,
@@ -356,7 +358,9 @@ def summary(
             help="What ranks and win rates rank by: regret | final-gap (lower is better)."
         ),
     ] = MetricName.regret,
-    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 10_000,
+    resamples: Annotated[
+        int, typer.Option(min=1, help=f"Bootstrap resamples (at most {MAX_RESAMPLES:,}).")
+    ] = 10_000,
     seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
 ) -> None:
     """Mean regret and final-model gap ± 95% CI, average rank ± CI and pairwise win rates (by

@@ -29,6 +29,7 @@ from typing import Any, Protocol, TypeVar
 from risingbandits._jit import use_worker_opt_level
 from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
 from risingbandits.extras import MissingExtra
+from risingbandits.policies.machinery.checkpoint import shown
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,11 +55,18 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
+MAX_WORKERS = 1024
+"""Most local worker processes (each holds its own interpreter and compiled kernels); a pool
+of 10**30 failed with an OverflowError after the results directory was made."""
+
+
 def _check_workers(workers: int | None) -> int:
     if workers is None:
         return default_workers()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(
+            f"workers={shown(workers)} is not allowed: use an integer from 1 to {MAX_WORKERS:,}"
+        )
     return workers
 
 

@@ -47,11 +47,20 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from risingbandits.instances import Noise, RisingInstance, from_means, read_means_file
 from risingbandits.instances.families import (
     FAMILIES,
+    check_param,
     check_request,
     family_instance,
     full_horizons,
@@ -90,6 +99,17 @@ class _Strict(BaseModel):
         return data
 
 
+def _not_bool_or_text(value: Any) -> Any:
+    """An integer key takes a TOML integer (or a float of whole value, ``1e6``), never a boolean
+    or a string (``seeds = true`` was read as 1 seed, ``horizons = ["50"]`` as 50)."""
+    if isinstance(value, bool | str):
+        raise ValueError(f"Input should be a valid integer (got {value!r})")
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_not_bool_or_text)]
+
+
 def _noise_text(value: str | None) -> str | None:
     return None if value is None else str(Noise.parse(value))
 
@@ -98,13 +118,13 @@ class InstanceSource(_Strict):
     """One ``[[instances]]`` table: exactly one of ``family``, ``named``, ``means_file``."""
 
     family: str | None = None
-    count: Annotated[int, Field(ge=1)] | None = None
-    generator_seed: Annotated[int, Field(ge=0)] | None = None
+    count: Annotated[Whole, Field(ge=1)] | None = None
+    generator_seed: Annotated[Whole, Field(ge=0)] | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     named: str | None = None
     means_file: str | None = None
     name: str | None = None
-    allow_decreasing: bool = False
+    allow_decreasing: Annotated[bool, Field(strict=True)] = False
     noise: str | None = None
 
     @field_validator("family")
@@ -158,13 +178,13 @@ class SweepModel(_Strict):
     """The whole spec."""
 
     description: str = ""
-    sweep_seed: Annotated[int, Field(ge=0)]
-    seeds: Annotated[int, Field(ge=1)]
-    horizons: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
+    sweep_seed: Annotated[Whole, Field(ge=0)]
+    seeds: Annotated[Whole, Field(ge=1)]
+    horizons: Annotated[list[Annotated[Whole, Field(ge=1)]], Field(min_length=1)] | None = None
     horizon_percents: (
-        Annotated[list[Annotated[int, Field(ge=1, le=100)]], Field(min_length=1)] | None
+        Annotated[list[Annotated[Whole, Field(ge=1, le=100)]], Field(min_length=1)] | None
     ) = None
-    pulls_per_arm: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)] | None = None
+    pulls_per_arm: Annotated[list[Annotated[Whole, Field(ge=1)]], Field(min_length=1)] | None = None
     noise: str | None = None
     instances: Annotated[list[InstanceSource], Field(min_length=1)]
     policies: Annotated[list[PolicyEntry], Field(min_length=1)]
@@ -511,12 +531,16 @@ def _instance_refs(
     t_max = max(model.grid) if model.horizons is not None else 1
     for i, src in enumerate(model.instances):
         allowed = FAMILIES[src.family].params if src.family is not None else ()
-        for key in src.params:
+        for key, value in src.params.items():
             if key not in allowed:
                 raise SpecError(
                     f"instances[{i}].params.{key}: unknown parameter of {src.family}: allowed "
                     f"are {', '.join(allowed) or 'none'}"
                 )
+            try:
+                check_param(str(src.family), key, value)
+            except ValueError as exc:
+                raise SpecError(f"instances[{i}].params.{key}: {exc}") from None
         if src.family is not None:
             assert src.count is not None and src.generator_seed is not None
             try:  # the count within the family's size, t_max within its instances' horizons

@@ -115,6 +115,7 @@ def run_sweep(
         store.clean_tmp()
         if resumed:
             plan = store.plan()
+            store.parts_dir.mkdir(exist_ok=True)  # removed with all its parts: recompute them
         else:
             plan = make_plan(sweep_spec, target_steps)
             store.create(sweep_spec, plan)

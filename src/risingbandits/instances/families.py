@@ -28,6 +28,7 @@ from risingbandits.instances.live import build_live_v1, live_v1_members
 from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import ltf_means
+from risingbandits.policies.machinery.checkpoint import number, shown
 
 PAPER_HORIZON = 50_000
 IMDB_ARMS = ("lr_0.003", "ogd_0.1", "nn_1", "nn_2", "nn_2-2", "nn_2-2-2", "nn_1-1-2")
@@ -65,6 +66,43 @@ def _drawn_costs(rng: np.random.Generator, option: str, n_arms: int) -> dict[str
     return {"costs": np.exp(rng.uniform(low, high, n_arms))}
 
 
+CONCAVE_SCALES = (25_000, 10_000_000)
+"""The ``scale`` of concave-v1 and concave-v2 (their normalisation pull count): from 25,000 every
+drawn shape can be solved for its fraction at 10,000 pulls (a rat arm's fraction reaches down to
+0.591 only from a scale of 24,674), and concave-v2 sums a scale-long array per draw."""
+
+
+def check_param(name: str, key: str, value: Any) -> None:
+    """Refuse a value of family ``name``'s parameter ``key`` that its generator cannot use (one
+    ValueError line naming the value and what is allowed); lcdb-v1 and live-v1 check ``split``
+    when they list their members, imdb-v1 the names in ``arms`` when it reads its curves."""
+    if key == "t_sat_scale" and not (number(value) and value >= 1):
+        raise ValueError(
+            f"t_sat_scale={shown(value)} is not allowed for {name}: use a finite number of pulls "
+            ">= 1 (the saturation times are drawn from [0.05, 1] x t_sat_scale)"
+        )
+    low, high = CONCAVE_SCALES
+    if key == "scale" and not (number(value) and low <= value <= high):
+        raise ValueError(
+            f"scale={shown(value)} is not allowed for {name}: use a number of pulls from "
+            f"{low:,} to {high:,}"
+        )
+    if key == "costs":
+        _cost_option(name, {key: value})
+    if key == "arms" and not (
+        isinstance(value, list | tuple) and value and all(isinstance(a, str) for a in value)
+    ):
+        raise ValueError(
+            f"arms={shown(value)} is not allowed for {name}: use a non-empty list of learner "
+            f"names of curves.npz (e.g. {list(IMDB_ARMS[:2])})"
+        )
+    if key == "curves_dir" and not (isinstance(value, str | os.PathLike) and str(value)):
+        raise ValueError(
+            f"curves_dir={shown(value)} is not allowed for {name}: use the path of a folder "
+            "holding curves.npz"
+        )
+
+
 def _family_rng(family: str, seed: int, index: int) -> np.random.Generator:
     tag = int.from_bytes(family.encode(), "little") % (2**63)
     return np.random.default_rng(np.random.SeedSequence([tag, seed, index]))
@@ -73,8 +111,8 @@ def _family_rng(family: str, seed: int, index: int) -> np.random.Generator:
 def _ltf_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:
     """Appendix A.1: K ~ U{2..5}; b ~ U[0.1, 1.0]; t_sat ~ U[0.05 x 50,000, 50,000]; a = b/t_sat.
 
-    The saturation times are drawn on the paper's scale (``t_sat_scale`` = 50,000) whatever
-    table length ``horizon`` is asked for.
+    The saturation times are drawn on the paper's scale (``t_sat_scale`` = 50,000, any finite
+    number of pulls >= 1) whatever table length ``horizon`` is asked for.
     """
     scale = float(params.get("t_sat_scale", PAPER_HORIZON))
     k = int(rng.integers(2, 6))
@@ -371,10 +409,11 @@ def family_instance(
         raise ValueError(f"horizon={horizon} is not allowed: use an integer >= 1")
     if index < 0 or seed < 0:
         raise ValueError(f"index={index}, seed={seed} are not allowed: use integers >= 0")
-    for key in params:
+    for key, value in params.items():
         if key not in fam.params:
             allowed = ", ".join(fam.params) or "none"
             raise ValueError(f"{name}: unknown parameter {key!r}: allowed are {allowed}")
+        check_param(name, key, value)
     if fam.members is not None:
         members = fam.members(seed, params)
         if index >= len(members):

@@ -78,9 +78,11 @@ register_kernel(Rexp3State, _rexp3_select, _rexp3_update)
 
 
 def rexp3_batch(n_arms: int, horizon: int, variation: float) -> int:
-    """Delta_T = ceil((K ln K)^(1/3) (T / V_T)^(2/3)) (931 at K = 5, T = 50,000, V_T = K)."""
+    """Delta_T = ceil((K ln K)^(1/3) (T / V_T)^(2/3)) (931 at K = 5, T = 50,000, V_T = K),
+    capped at T (a tiny V_T gives a batch longer than the run: one batch, no restart)."""
     k_log_k = n_arms * math.log(n_arms)
-    return max(1, math.ceil(k_log_k ** (1.0 / 3.0) * (horizon / variation) ** (2.0 / 3.0)))
+    batch = k_log_k ** (1.0 / 3.0) * (horizon / variation) ** (2.0 / 3.0)
+    return max(1, math.ceil(min(batch, horizon)))
 
 
 def rexp3_gamma(n_arms: int, batch: int) -> float:
@@ -99,11 +101,13 @@ class Rexp3(Policy):
 
     Parameters (paper values):
       variation: the variation budget V_T, "K" (the number of arms).
-      batch: Delta_T; "auto" = ceil((K ln K)^(1/3) (T / V_T)^(2/3)), which uses T; an integer
-        makes the policy horizon-free.
+      batch: Delta_T; "auto" = ceil((K ln K)^(1/3) (T / V_T)^(2/3)) capped at T, which uses
+        T; an integer makes the policy horizon-free.
       gamma: exploration rate; "auto" = min(1, sqrt(K ln K / ((e - 1) Delta_T))).
 
-    Choices: weights kept as logarithms and normalised after subtracting their maximum (a
+    Choices: the "auto" batch is capped at T (a V_T near 0 makes the formula's batch longer
+    than the run, so it is one batch of T rounds, and gamma is Exp3's for T rounds); weights
+    kept as logarithms and normalised after subtracting their maximum (a
     batch can raise a log-weight by up to Delta_T, which overflows exp); rewards clipped to
     [0, 1]; the arm is drawn by inverse CDF with one uniform of the policy's generator.
     """
