@@ -218,3 +218,13 @@ def test_cli_imdb_instance(imdb_curves_dir: Path, tmp_path: Path) -> None:
     assert code == 0, stdout
     data = json.loads(stdout)
     assert len(data["arm_names"]) == 7 and data["noise"] == "bernoulli"
+
+
+def test_cli_refuses_an_out_it_cannot_write(tmp_path: Path) -> None:
+    """A file in the way gave exit 1 and a bare "File exists"."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    for out, reason in ((blocker, "it is a file, not a directory"), (blocker / "sub", "cannot be")):
+        code, _, err = invoke("--horizon", "3000", "--out", str(out))
+        assert code == 2 and err.startswith(f"error: --out={str(out)!r}") and reason in err, err
+        assert err.count("\n") == 1

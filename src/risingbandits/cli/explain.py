@@ -20,6 +20,7 @@ from risingbandits.cli.run import load_instance
 from risingbandits.explain import Explanation, explain
 from risingbandits.instances import Noise
 from risingbandits.instances.families import use_curves_dir
+from risingbandits.outputs import writable_dir
 from risingbandits.policies import Policy, make_policy, parse_params, policy_class
 
 DEFAULT_POLICIES = ["cure-ucb", "red-ucb"]
@@ -165,6 +166,7 @@ def explain_command(
     rounds = round_ or default_rounds(horizon)
     writable_outputs(output_paths(out, names), overwrite)
     ex = explain(inst, policies, horizon, seed, rounds, trace_every=trace_every)
+    writable_dir(out)  # a file in the way, no permission: one line (made once the rounds pass)
     paths = write_outputs(ex, out)
     if as_json:
         typer.echo(json.dumps({**ex.to_dict(), "files": [str(p) for p in paths]}))
