@@ -135,8 +135,9 @@ def test_run_with_a_budget_in_cost_and_a_costs_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "--costs", "c.csv"], "--costs goes with --means FILE"),
-        (["run", "--workers", "4"], "--workers and --budget-kind go with --budget"),
+        (["run", "--costs", "c.csv", "--budget", "5"], "--costs goes with --means FILE"),
+        (["run", "--workers", "4"], "--workers, --budget-kind and --costs go with --budget"),
+        (["run", "--costs", "c.csv"], "--workers, --budget-kind and --costs go with --budget"),
         (["run", "--budget", "5", "--budget-kind", "x"], "budget_kind='x' is not allowed"),
         (["run", "--budget", "-1"], "budget=-1.0 is not allowed: use a finite number > 0"),
         (["run", "--param", "eps=0.7"], "eps=0.7 is not allowed: use a number in (0, 1/2)"),

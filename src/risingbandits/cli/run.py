@@ -292,8 +292,11 @@ def run(
     time."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
-    if budget is None and (workers != 1 or budget_kind != "deadline"):
-        raise UserError("--workers and --budget-kind go with --budget (a budget in cost)")
+    if budget is None and (workers != 1 or budget_kind != "deadline" or costs is not None):
+        raise UserError(
+            "--workers, --budget-kind and --costs go with --budget (a budget in cost): without "
+            "it the run counts pulls"
+        )
     if curves is not None:
         use_curves_dir(curves)
     noise_model = Noise.parse(noise) if noise is not None else None

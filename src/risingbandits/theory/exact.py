@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 
 from risingbandits.instances import Noise, RisingInstance, ltf
-from risingbandits.policies.machinery.checkpoint import shown
+from risingbandits.policies.machinery.checkpoint import integer, shown
 
 PolicyName = Literal["cure", "red"]
 POLICY_NAMES: tuple[PolicyName, ...] = ("cure", "red")
@@ -249,11 +249,7 @@ class _Indices:
 def _check_run(policy: str, horizon: int) -> None:
     if policy not in POLICY_NAMES:
         raise ValueError(f"policy={policy!r} is not allowed: use one of {', '.join(POLICY_NAMES)}")
-    if (
-        isinstance(horizon, bool)
-        or not isinstance(horizon, int | np.integer)
-        or not 1 <= horizon <= MAX_EXACT_HORIZON
-    ):
+    if not integer(horizon) or not 1 <= horizon <= MAX_EXACT_HORIZON:
         raise ValueError(
             f"horizon={shown(horizon)} is not allowed: use an integer in 1..{MAX_EXACT_HORIZON:,}"
         )
