@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from risingbandits.analysis.stats import MeanCI, no_interval, sample
-from risingbandits.policies.machinery.checkpoint import shown
+from risingbandits.policies.machinery.checkpoint import integer, shown
 
 BATCH_VALUES = 2_000_000
 MAX_RESAMPLES = 1_000_000
@@ -20,8 +20,7 @@ MAX_RESAMPLES = 1_000_000
 
 def check_resamples(value: int, name: str = "n_resamples") -> int:
     """``value`` as a number of resamples from 1 to :data:`MAX_RESAMPLES` (else one line)."""
-    whole = isinstance(value, int | np.integer) and not isinstance(value, bool)
-    if not whole or not 1 <= value <= MAX_RESAMPLES:
+    if not integer(value) or not 1 <= value <= MAX_RESAMPLES:
         raise ValueError(
             f"{name}={shown(value)} is not allowed: use an integer from 1 to {MAX_RESAMPLES:,}"
         )

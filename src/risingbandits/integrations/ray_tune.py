@@ -62,7 +62,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow.fs
 
 from risingbandits.extras import require
@@ -79,7 +78,7 @@ from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
 from risingbandits.modelselect.costs import least_cost  # noqa: E402
 from risingbandits.modelselect.scores import parse_score_range  # noqa: E402
-from risingbandits.policies.machinery.checkpoint import number  # noqa: E402
+from risingbandits.policies.machinery.checkpoint import integer, number  # noqa: E402
 
 if TYPE_CHECKING:
     from ray.tune.execution.tune_controller import TuneController
@@ -377,7 +376,7 @@ def _checked_budget(budget: Any, time_budget_s: Any) -> tuple[float, bool]:
             "the two"
         )
     if time_budget_s is None:
-        if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 2:
+        if not integer(budget) or budget < 2:
             raise ValueError(f"budget={budget!r} is not allowed: use an integer >= 2")
         return int(budget), False
     return check_seconds("time_budget_s", time_budget_s), True

@@ -42,14 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
-
 from risingbandits.integrations.checks import check_seconds
 from risingbandits.integrations.lifetime import ProcessGuard
 from risingbandits.integrations.tail import Tail
 from risingbandits.locking import exclusive
 from risingbandits.modelselect import ModelSelector
 from risingbandits.modelselect.checkpoint import read_checkpoint, write_checkpoint
+from risingbandits.policies.machinery.checkpoint import integer
 
 SHELL = "/bin/sh"
 SHOWN_OUTPUT = 200
@@ -403,7 +402,7 @@ def _check_run(
             f"{len(commands)} commands are not allowed for {len(selector.names)} candidates: "
             "give one command per candidate"
         )
-    if isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
+    if not integer(workers) or workers < 1:
         raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
     if checkpoint is not None and not isinstance(checkpoint, str | os.PathLike):
         raise ValueError(f"checkpoint={checkpoint!r} is not allowed: use None or a file path")
