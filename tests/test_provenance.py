@@ -93,3 +93,12 @@ def test_a_store_that_records_no_code_resumes_as_before(tmp_path: Path) -> None:
     assert result.resumed and result.tasks_run == 1 and Store(out).status().complete
     _started_by(out, code_digest())
     assert f"code {code_digest()[:12]} (this code)" in sweep("status", str(out)).stdout
+
+
+def test_a_manifest_whose_code_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    run_sweep(parse_spec(TINY), out, executor="serial")
+    _started_by(out, 5)  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=r"code=5 is not allowed: a digest is text"):
+        run_sweep(parse_spec(TINY), out, executor="serial")
+    assert "code=5 is not allowed" in one_error_line(sweep("status", str(out)))

@@ -164,6 +164,10 @@ class Store:
             manifest = Manifest(**data)
         except (OSError, ValueError, TypeError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
+        if not isinstance(manifest.code, str):
+            raise StoreError(
+                f"{self.manifest_path}: code={manifest.code!r} is not allowed: a digest is text"
+            )
         if manifest.format not in (1, FORMAT):
             raise StoreError(
                 f"{self.manifest_path}: format={manifest.format!r} is not allowed: this "
