@@ -63,6 +63,36 @@ def lcdb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+# Under ``pytest -n N`` (pytest-xdist) each worker takes whole files (``--dist loadfile``), so a
+# file's module and session fixtures are computed once; these files also share a worker: the
+# quick reproduction (a session fixture), and one local Ray cluster at a time. They start first,
+# being the longest.
+SHARED_WORKER = {
+    "test_reproduce.py": "quick reproduction",
+    "test_reproduce_targets.py": "quick reproduction",
+    "test_integrations_ray.py": "ray",
+    "test_integrations_examples.py": "ray",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFiles(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SHARED_WORKER.get(Path(path).name, path)
+
+    return SharedFiles(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name not in SHARED_WORKER)  # stable: files in order
+
+
 @pytest.fixture(scope="session")
 def reproduction_quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``risingbandits reproduce all --quick``, run once and shared by the reproduction tests."""
