@@ -39,7 +39,7 @@ def rising(config: dict) -> None:
     """Trains forever (the scheduler stops it); state in a checkpoint each iteration. The
     trials whose cap is in ``config["fail"]`` raise at iteration FAIL_AT, those in
     ``config["finish"]`` return there (a trainable done with its own schedule); an iteration
-    takes ``config["seconds"]`` at least."""
+    takes ``config["seconds"]`` at least (the failing one ``config["fail_seconds"]``)."""
     n = 0
     checkpoint = tune.get_checkpoint()
     if checkpoint:
@@ -47,10 +47,11 @@ def rising(config: dict) -> None:
             n = int(Path(folder, "n").read_text())
     while True:
         n += 1
-        time.sleep(config.get("seconds", 0))
+        failing = n == FAIL_AT and config["cap"] in config.get("fail", ())
+        time.sleep(config.get("fail_seconds", 0) if failing else config.get("seconds", 0))
         if n == FAIL_AT and config["cap"] in config.get("finish", ()):
             return
-        if n == FAIL_AT and config["cap"] in config.get("fail", ()):
+        if failing:
             raise RuntimeError(f"trial with cap {config['cap']} fails at iteration {n}")
         with tempfile.TemporaryDirectory() as folder:
             Path(folder, "n").write_text(str(n))
@@ -100,11 +101,16 @@ def logged_iterations(result: tune.Result) -> tuple[list[int], list[int]]:
 
 
 def fit(
-    scheduler: RisingBanditScheduler, storage: Path, trainable=rising, **constants: object
+    scheduler: RisingBanditScheduler,
+    storage: Path,
+    trainable=rising,
+    cpus: int = 1,
+    **constants: object,
 ) -> tune.ResultGrid:
-    """Three trials (one per cap); ``constants`` join their config."""
+    """Three trials (one per cap, each on ``cpus`` of the cluster's 2); ``constants`` join their
+    config."""
     tuner = tune.Tuner(
-        tune.with_resources(trainable, {"cpu": 1}),
+        tune.with_resources(trainable, {"cpu": cpus}),
         param_space={"cap": tune.grid_search(CAPS), **constants},
         tune_config=tune.TuneConfig(
             metric="score",
@@ -174,6 +180,22 @@ def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
         pulls = summary["pulls"][result.metrics["trial_id"]]
         recorded += sum(r["time_this_iter_s"] for r in rows if r["training_iteration"] <= pulls)
     assert 0.2 <= summary["spent"] - recorded < 10.0
+
+
+def test_a_failure_that_spends_the_budget_stops_the_paused_trials(
+    cluster: None, tmp_path: Path
+) -> None:
+    # one trial at a time: the others are paused when the 0.9 trial's failing iteration, longer
+    # than the whole budget, is charged. Its error spent the budget, so they never train again;
+    # they waited paused until Tune's own time_budget_s (TIMEOUT) ended the run.
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, cpus=2, seconds=0.05, fail=[0.9], fail_seconds=1.5)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    failed = next(r.metrics["trial_id"] for r in results if r.config["cap"] == 0.9)
+    assert summary["errored"] == [failed] and summary["spent"] >= 1.5
+    assert [r.error is None for r in results] == [r.metrics["trial_id"] != failed for r in results]
 
 
 def forgetful(config: dict) -> None:

@@ -181,7 +181,7 @@ class RisingBanditScheduler(TrialScheduler):
     def on_trial_complete(
         self, tune_controller: TuneController, trial: Trial, result: dict[str, Any]
     ) -> None:
-        self._leave(trial, retire=False)  # a finished model: it may still be the one to deploy
+        self._leave(tune_controller, trial, retire=False)  # it may still be the one to deploy
 
     def on_trial_error(self, tune_controller: TuneController, trial: Trial) -> None:
         self._errored.append(trial.trial_id)
@@ -189,10 +189,10 @@ class RisingBanditScheduler(TrialScheduler):
         lost = None  # a clock that reads 0 must not make the failed iteration free
         if self._timed and began is not None:
             lost = max(time.monotonic() - began, least_cost(self._budget))
-        self._leave(trial, lost=lost)
+        self._leave(tune_controller, trial, lost=lost)
 
     def on_trial_remove(self, tune_controller: TuneController, trial: Trial) -> None:
-        self._leave(trial)
+        self._leave(tune_controller, trial)
 
     def choose_trial_to_run(self, tune_controller: TuneController) -> Trial | None:
         """The paused trial the policy picked last, until it runs (idempotent)."""
@@ -332,13 +332,20 @@ class RisingBanditScheduler(TrialScheduler):
             if trial.status == Trial.PAUSED and trial not in self._to_run:
                 tune_controller.stop_trial(trial)
 
-    def _leave(self, trial: Trial, retire: bool = True, lost: float | None = None) -> None:
+    def _leave(
+        self,
+        tune_controller: TuneController,
+        trial: Trial,
+        retire: bool = True,
+        lost: float | None = None,
+    ) -> None:
         """A trial ended: its pulls in flight go back to the budget (a budget in time is
         charged ``lost`` seconds for the one that failed), it is retired (unless ``retire`` is
         false: a trial that completed on its own stays a candidate to deploy, never offered
         again) and, if it held a worker (running, or picked to run), the policy picks a waiting
         trial to take it; without that, a run whose other trials are all paused would wait
-        forever."""
+        forever. If ``lost`` spent the budget, the paused trials are stopped (they waited,
+        paused, until Tune's own time limit)."""
         selector = self._selector
         if selector is None:
             return
@@ -351,7 +358,9 @@ class RisingBanditScheduler(TrialScheduler):
         else:
             while index in selector.in_flight:
                 selector.cancel(index)
-        if held and selector.remaining > 0 and len(selector.in_flight) < selector.max_pending:
+        if selector.remaining == 0:
+            self._stop_paused(tune_controller)
+        elif held and len(selector.in_flight) < selector.max_pending:
             idle = self._idle(selector)
             if idle:
                 self._queue(self._trials[selector.select(available=idle)])
