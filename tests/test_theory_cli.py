@@ -94,7 +94,8 @@ def test_bound_writes_png_and_refuses_to_overwrite(tmp_path: Path) -> None:
     code, out, err = invoke(*args, "--out", str(png), "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert png.stat().st_size > 10_000 and data["png"] == str(png)
+    assert png.stat().st_size > 10_000 and data["figure"] == str(png)
+    assert "png" not in data  # the figure may be a .pdf or .svg: its key says "figure"
     assert [r["horizon"] for r in data["rows"]] == [1000, 2000]
     for row in data["rows"]:
         parts = row["increment_term"] + row["noise_term"] + row["constant_term"]
