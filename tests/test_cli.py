@@ -138,17 +138,17 @@ def test_run_with_a_budget_in_cost_and_a_costs_file(tmp_path: Path) -> None:
         (["run", "--costs", "c.csv", "--budget", "5"], "--costs goes with --means FILE"),
         (["run", "--workers", "4"], "--workers, --budget-kind and --costs go with --budget"),
         (["run", "--costs", "c.csv"], "--workers, --budget-kind and --costs go with --budget"),
-        (["run", "--budget", "5", "--budget-kind", "x"], "budget_kind='x' is not allowed"),
-        (["run", "--budget", "-1"], "budget=-1.0 is not allowed: use a finite number > 0"),
+        (["run", "--budget", "5", "--budget-kind", "x"], "--budget-kind='x' is not allowed"),
+        (["run", "--budget", "-1"], "--budget=-1.0 is not allowed: use a finite number > 0"),
         (["run", "--param", "eps=0.7"], "eps=0.7 is not allowed: use a number in (0, 1/2)"),
-        (["run", "--policy", "nope"], "policy='nope' is not allowed"),
-        (["run", "--noise", "gauss"], "noise='gauss' is not allowed"),
-        (["run", "--instance", "nope"], "instance='nope' is not allowed"),
+        (["run", "--policy", "nope"], "--policy='nope' is not allowed"),
+        (["run", "--noise", "gauss"], "--noise='gauss' is not allowed"),
+        (["run", "--instance", "nope"], "--instance='nope' is not allowed"),
         (["run", "--means", "missing.npy"], "does not exist"),
         (["run", "--seeds", "0"], "--seeds=0 is not allowed"),
-        (["run", "--horizon", "0"], "T=0 is not allowed"),
+        (["run", "--horizon", "0"], "--horizon=0 is not allowed"),
         (["run", "--param", "eps"], "use NAME=VALUE"),
-        (["run", "--preset", "x"], "preset='x' is not allowed"),
+        (["run", "--preset", "x"], "--preset='x' is not allowed"),
     ],
 )
 def test_user_errors_one_line_exit_2(args: list[str], message: str) -> None:
@@ -167,7 +167,7 @@ def test_a_bad_costs_file_is_one_line_naming_it(tmp_path: Path) -> None:
     for costs, message in [
         ("c.csv", "is not allowed: use a finite number > 0"),
         ("three.csv", "costs has 3 entries for 2 arms"),
-        ("missing.csv", "costs file"),
+        ("missing.csv", f"--costs={str(tmp_path / 'missing.csv')!r} does not exist"),
     ]:
         res = runner.invoke(app, [*base, str(tmp_path / costs)])
         assert res.exit_code == 2 and message in res.stderr, res.output

@@ -111,7 +111,7 @@ def test_too_many_workers_is_refused_before_anything_is_made(
     huge = str(10**30)
     new = tmp_path / "new"
     line = one_error_line(sweep("run", str(spec), "--out", str(new), "--workers", huge))
-    assert line == f"error: workers={huge} is not allowed: use an integer from 1 to 1,024"
+    assert line == f"error: --workers={huge} is not allowed: use an integer from 1 to 1,024"
     assert not new.exists()
     partial = tmp_path / "partial"
     shutil.copytree(out, partial)
@@ -155,7 +155,7 @@ def test_summary_formats_agree_with_the_rows(store: tuple[Path, Path]) -> None:
     assert boot.exit_code == 0 and "percentile bootstrap" in boot.stdout
     assert "Win rate % at T=120" in boot.stdout and "T=300" not in boot.stdout
     line = one_error_line(sweep("summary", str(out), "--horizon", "7"))
-    assert "horizon=7 is not allowed: the sweep has horizons 120, 300" in line
+    assert "--horizon=7 is not allowed: the sweep has horizons 120, 300" in line
 
 
 def test_summary_refuses_too_many_resamples(store: tuple[Path, Path]) -> None:
@@ -164,7 +164,9 @@ def test_summary_refuses_too_many_resamples(store: tuple[Path, Path]) -> None:
     _, out = store
     for huge in (str(10**10), str(10**30)):
         line = one_error_line(sweep("summary", str(out), "--ci", "bootstrap", "--resamples", huge))
-        assert line == f"error: resamples={huge} is not allowed: use an integer from 1 to 1,000,000"
+        assert (
+            line == f"error: --resamples={huge} is not allowed: use an integer from 1 to 1,000,000"
+        )
 
 
 def test_summary_by_final_gap(store: tuple[Path, Path]) -> None:

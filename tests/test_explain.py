@@ -151,7 +151,7 @@ def test_cli_writes_figures_and_numbers(tmp_path: Path) -> None:
     [
         (["--round", "0"], "error: round=0 is not allowed: use a round in [1, 1000]"),
         (["--round", "1001"], "error: round=1001 is not allowed: use a round in [1, 1000]"),
-        (["--policy", "nope"], "error: policy='nope' is not allowed: use one of cure-ucb"),
+        (["--policy", "nope"], "error: --policy='nope' is not allowed: use one of cure-ucb"),
         (["--policy", "ucb1"] * 3, "error: --policy given 3 times is not allowed"),
         (["--param", "window=3"], "error: --param 'window=3' is not allowed: no given policy"),
         (["--param", "eps=2"], "error: cure-ucb: eps=2.0 is not allowed"),

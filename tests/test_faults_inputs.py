@@ -8,6 +8,8 @@ feature cache is rebuilt; ``simulate`` takes a policy name and refuses a fractio
 from __future__ import annotations
 
 import json
+import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from typer.testing import CliRunner
 
 import risingbandits as rb
 from risingbandits.cli import app
+from risingbandits.cli.errors import as_option
 from risingbandits.experiments import SpecError, load_spec, parse_spec
 from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import ModelSelector
@@ -227,3 +230,99 @@ def test_a_refusal_after_the_progress_bar_opened_is_one_line(tmp_path: Path) -> 
     assert "horizon=10000 is not allowed" in only_line(
         ["run", "--seeds", "2", "--means", str(means)]
     )
+
+
+# -- messages that name the option as typed (branch cli-msgs) ----------------------------------
+
+
+def test_a_scheduler_that_is_no_address_names_the_option(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(TINY)
+    line = error_line(["sweep", "run", str(spec), "--out", str(tmp_path / "o"), "--scheduler", "x"])
+    assert line.startswith("error: --scheduler='x' is not allowed: ") and "tcp://" in line
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\xffnot an archive\x93" * 7, b"zip"])
+def test_a_garbage_curves_file_names_curves_and_the_file(tmp_path: Path, content: bytes) -> None:
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    garbage = folder / "curves.npz"
+    if content == b"zip":  # a zip archive whose member is no array
+        with zipfile.ZipFile(garbage, "w") as archive:
+            archive.writestr("lr.npy", b"garbage")
+    else:
+        garbage.write_bytes(content)
+    for command in (["run", "--seeds", "1"], ["explain"]):
+        line = error_line([*command, "--instance", "imdb-v1", "--curves", str(folder)])
+        assert line.startswith(f"error: --curves={str(folder)!r} is not allowed: "), line
+        assert str(garbage) in line
+    line = error_line(["modelselect", "imdb", "--curves", str(garbage), "--budget", "100"])
+    assert line.startswith(f"error: --curves={str(garbage)!r} is not allowed: "), line
+
+
+@pytest.mark.parametrize("kind", ["npy", "npz", "csv", "header"])
+def test_an_empty_means_table_is_one_line_without_a_numpy_warning(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / f"empty.{'csv' if kind == 'header' else kind}"
+    if kind == "npy":
+        np.save(path, np.zeros((0, 0)))
+    elif kind == "npz":
+        np.savez(path, np.zeros((0, 4)))
+    else:
+        path.write_text("# arm,pulls\n" if kind == "header" else "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "input contained no data" was printed
+        line = error_line(["run", "--means", str(path)])
+    assert line.startswith(f"error: --means={str(path)!r} holds no numbers"), line
+
+
+@pytest.mark.parametrize(
+    "args, start",
+    [
+        (["run", "--instance", ""], "--instance=''"),
+        (["run", "--instance="], "--instance=''"),
+        (["explain", "--out", ""], "--out=''"),
+        (["sweep", "status", ""], "an empty argument ('')"),
+        (["run", "--noise", "gaussian:"], "--noise='gaussian:'"),
+        (["run", "--noise", "gaussian:-1"], "--noise='gaussian:-1'"),
+    ],
+)
+def test_empty_values_are_refused_not_taken_for_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], start: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # explain --out '' wrote into the working directory
+    assert error_line(args).startswith(f"error: {start} is not allowed: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args, start",
+    [
+        (["run", "--budget", "5", "--budget-kind", "x"], "--budget-kind='x' is not allowed"),
+        (["run", "--horizon", "0"], "--horizon=0 is not allowed"),
+        (["run", "--policy", "x"], "--policy='x' is not allowed"),
+        (["run", "--preset", "x"], "cure-ucb: --preset='x' is not allowed"),
+        (["run", "--instance", "x"], "--instance='x' is not allowed"),
+        (["theory", "horizon-awareness", "--policies", "x"], "--policies='x' is not allowed"),
+    ],
+)
+def test_library_refusals_name_the_option_as_typed(args: list[str], start: str) -> None:
+    assert error_line(args).startswith(f"error: {start}")
+
+
+def test_a_sweep_summary_refusal_names_the_option(tmp_path: Path) -> None:
+    from risingbandits.experiments import run_sweep
+
+    run_sweep(parse_spec(TINY), tmp_path / "s", executor="serial")
+    line = error_line(["sweep", "summary", str(tmp_path / "s"), "--horizon", "7"])
+    assert line.startswith("error: --horizon=7 is not allowed: the sweep has horizons")
+
+
+def test_only_a_field_the_command_has_is_renamed() -> None:
+    options = {"seeds": "--seeds", "budget_kind": "--budget-kind", "horizon": "--horizon"}
+    assert as_option("seeds=0 is not allowed", options) == "--seeds=0 is not allowed"
+    assert as_option("T=0 is not allowed", options) == "--horizon=0 is not allowed"
+    for line in ("sigma=2 is not allowed", "d/manifest.json: seeds=1 x", "noise seeds=1"):
+        assert as_option(line, options) == line

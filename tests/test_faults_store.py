@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -266,3 +267,29 @@ def test_a_hand_edited_manifest_is_refused(store: Path, edit, message: str) -> N
         assert message in error_line(sweep(command, str(store)))
     with pytest.raises(StoreError, match=message.split(" but")[0]):
         Store(store).plan()
+
+
+@pytest.mark.parametrize(
+    "spec_text, match",
+    [
+        ("this is [[ not toml", r"spec_text='this is \[\[ not toml' is not allowed: spec is not"),
+        ("", r"spec_text='' is not allowed: sweep_seed: Field required"),
+        (5, r"spec_text=5 is not allowed: a spec is text"),
+        (None, r"spec_text=None is not allowed: a spec is text"),
+        (["a"], r"spec_text=\['a'\] is not allowed: a spec is text"),
+    ],
+)
+def test_a_manifest_with_a_broken_spec_text_is_refused_in_one_line(
+    tmp_path: Path, spec_text: object, match: str
+) -> None:
+    """A spec_text that is not text raised an AttributeError with a traceback; one that is
+    not a spec named neither the manifest nor the field."""
+    out = tmp_path / "sweep"
+    run_sweep(parse_spec(TINY), out, executor="serial")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["spec_text"] = spec_text
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    for command in ("status", "resume", "summary", "verify"):
+        line = error_line(sweep(command, str(out)))
+        assert line.startswith(f"error: {out / 'manifest.json'}: spec_text="), line
+        assert re.search(match, line), line

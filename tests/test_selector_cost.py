@@ -355,3 +355,38 @@ def test_a_version_3_checkpoint_is_read_as_a_budget_of_steps() -> None:
     assert again.cost == "pulls" and again.state_dict()["format"].endswith("/4")
     drive(again, scores, BUDGET - 40, resumed)
     assert resumed == straight
+
+
+def _overrun(tmp_path: Path, max_pending: int) -> tuple[Path, dict[str, Any]]:
+    """A run of budget 100 in given costs overrun by its last steps (cost 100 each, started
+    while 6 was spent), saved: a state the API reaches."""
+    sel = ModelSelector(["a", "b", "c"], 100.0, cost="given", seed=1, max_pending=max_pending)
+    for _ in range(6):
+        arm = sel.select()
+        sel.update(arm, 0.5, cost=1.0)
+    started = [sel.select(available=[name]) for name in ("a", "b")[:max_pending]]
+    for arm in started:
+        sel.update(arm, 0.5, cost=100.0)
+    assert sel.done and sel.spent > sel.budget
+    path = tmp_path / "sel.json"
+    sel.save(path)
+    assert ModelSelector.load(path).spent == sel.spent  # an overrun budget loads
+    return path, json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("max_pending", [1, 2])
+def test_a_checkpoint_budget_below_the_cost_spent_before_the_overrun_is_refused(
+    tmp_path: Path, max_pending: int
+) -> None:
+    """Only the steps in flight when the budget was reached (at most max_pending, one per
+    candidate) report past it; a budget below what the other candidates spent loaded."""
+    path, data = _overrun(tmp_path, max_pending)
+    before = sum(s for i, s in enumerate(data["costs"]["sums"]) if i >= max_pending)
+    for budget, loads in ((before, True), (before / 2, False)):
+        data["budget"] = budget
+        path.write_text(json.dumps(data))
+        if loads:
+            assert ModelSelector.load(path).budget == budget
+            continue
+        with pytest.raises(ValueError, match=rf"^checkpoint budget={budget!r} is not allowed: use"):
+            ModelSelector.load(path)

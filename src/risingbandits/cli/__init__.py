@@ -21,15 +21,16 @@ from risingbandits.cli import (
     sweep,
     theory,
 )
-from risingbandits.cli.errors import usage_line
+from risingbandits.cli.errors import empty_value, usage_line
 from risingbandits.cli.signals import stop_on_signals
 
 
 class OneLineErrors(TyperGroup):
     """The app's group: a usage error of the parser (an unknown option, a value that is not a
     number) is one line ``error: ...`` with exit code 2, as every other refusal
-    (:func:`~risingbandits.cli.errors.usage_line`), not Typer's box of several lines. A
-    group called without arguments still shows its help."""
+    (:func:`~risingbandits.cli.errors.usage_line`), not Typer's box of several lines; so is an
+    empty value (:func:`~risingbandits.cli.errors.empty_value`). A group called without
+    arguments still shows its help."""
 
     def main(
         self,
@@ -45,6 +46,9 @@ class OneLineErrors(TyperGroup):
         options["windows_expand_args"] = windows_expand_args
         if not standalone_mode:
             return super().main(argv, standalone_mode=False, **options)
+        if (empty := empty_value(argv)) is not None:
+            typer.echo(f"error: {empty}", err=True)
+            sys.exit(2)
         try:
             code = super().main(argv, standalone_mode=False, **options)
         except typer.Abort:

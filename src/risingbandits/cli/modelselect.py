@@ -39,6 +39,14 @@ def _group() -> None:
     """Online model selection with rising-bandit policies."""
 
 
+def _curve_table(curves: Path, names: list[str]) -> np.ndarray:
+    """The learning curves of ``names`` in ``--curves``, read before any training."""
+    try:
+        return load_curve_table(curves, names)
+    except ValueError as exc:
+        raise UserError(f"--curves={str(curves)!r} is not allowed: {exc}") from None
+
+
 @user_errors
 def imdb(
     policy: Annotated[str, typer.Option(help="Policy (see `risingbandits list`).")] = "cure-ucb",
@@ -70,6 +78,7 @@ def imdb(
         )
     if seed < 0:
         raise UserError(f"--seed={seed} is not allowed: use a non-negative integer")
+    given_curves = None if curves is None else _curve_table(curves, [s.name for s in specs])
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
     with progress_bar(disable=as_json) as bar:
@@ -89,7 +98,10 @@ def imdb(
     regret: CurveRegret | None = None
     note = ""
     try:
-        regret = curve_regret(result, load_curve_table(curves, result.learners))
+        regret = curve_regret(
+            result,
+            load_curve_table(None, result.learners) if given_curves is None else given_curves,
+        )
     except ValueError as exc:
         if curves is not None:
             raise

@@ -274,7 +274,8 @@ def bound(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing figure.")] = False,
     as_json: AsJson = False,
 ) -> None:
-    """Thm. 5.4: the regret bound (min over q) vs T beside CURE-UCB's regret, table and PNG."""
+    """Thm. 5.4: the regret bound (min over q) vs T beside CURE-UCB's regret, as a table and
+    the figure --out (``--json``: its path is ``figure``)."""
     from risingbandits.theory.figure import plot_bound
 
     hs = _ints(horizons, "--horizons")
@@ -306,7 +307,7 @@ def bound(
             "q_grid": qs,
             "seeds": seeds,
             "rows": rows,
-            "png": str(out),
+            "figure": str(out),
         }
         typer.echo(json.dumps(payload))
         return

@@ -204,6 +204,12 @@ class DaskExecutor:
                 raise ValueError(
                     f"scheduler={self.address!r} cannot be reached: {exc}".splitlines()[0]
                 ) from None
+            except (ValueError, TypeError) as exc:  # Dask's parse of the address
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise ValueError(
+                    f"scheduler={self.address!r} is not allowed: {reason}; use an address such "
+                    "as tcp://host:8786"
+                ) from None
             # A lost scheduler is reported as SchedulerLost; the client's own log of its
             # failed reconnection (an ERROR with a traceback) would only repeat it.
             self._quieted = _CLIENT_LOG.level

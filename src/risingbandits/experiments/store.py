@@ -42,6 +42,7 @@ from risingbandits.experiments.integrity import (
 from risingbandits.experiments.plan import Plan, make_plan
 from risingbandits.experiments.spec import Spec, parse_spec
 from risingbandits.outputs import writable_dir
+from risingbandits.policies.machinery.checkpoint import shown
 from risingbandits.provenance import code_digest
 
 try:
@@ -57,6 +58,17 @@ SET_ASIDE = ".damaged"
 FORMAT = 2
 """2: parts carry their task id and spec hash, the manifest the digests of its input files
 (format 1 stores are still read: see :mod:`.integrity`)."""
+
+
+TEXT_FIELDS = {
+    "spec_text": "a spec",
+    "spec_hash": "a digest",
+    "spec_dir": "a folder",
+    "library_version": "a version",
+    "created_at": "a time",
+    "code": "a digest",
+}
+"""The manifest's fields that must be text, and what each is."""
 
 
 class StoreError(ValueError):
@@ -164,10 +176,12 @@ class Store:
             manifest = Manifest(**data)
         except (OSError, ValueError, TypeError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
-        if not isinstance(manifest.code, str):
-            raise StoreError(
-                f"{self.manifest_path}: code={manifest.code!r} is not allowed: a digest is text"
-            )
+        for name, what in TEXT_FIELDS.items():
+            value = getattr(manifest, name)
+            if not isinstance(value, str):
+                raise StoreError(
+                    f"{self.manifest_path}: {name}={shown(value)} is not allowed: {what} is text"
+                )
         if manifest.format not in (1, FORMAT):
             raise StoreError(
                 f"{self.manifest_path}: format={manifest.format!r} is not allowed: this "
@@ -181,7 +195,13 @@ class Store:
         edited, or this library resolves a policy's parameters differently (the hash covers
         them as resolved)."""
         m = self.manifest()
-        spec = parse_spec(m.spec_text, m.spec_dir)
+        try:
+            spec = parse_spec(m.spec_text, m.spec_dir)
+        except ValueError as exc:
+            raise StoreError(
+                f"{self.manifest_path}: spec_text={shown(m.spec_text)} is not allowed: {exc} "
+                "(was it edited? restore it, or run the spec into a new --out)"
+            ) from None
         if spec.hash != m.spec_hash:
             raise StoreError(self._mismatch(m, spec, resuming=True))
         return spec

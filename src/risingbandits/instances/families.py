@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.instances.base import RisingInstance
+from risingbandits.instances.files import read_npz
 from risingbandits.instances.lcdb import build_lcdb_v1, lcdb_v1_members
 from risingbandits.instances.live import build_live_v1, live_v1_members
 from risingbandits.instances.memory import check_table_size
@@ -273,6 +274,10 @@ def use_curves_dir(folder: str | Path) -> Path:
     path = Path(folder).expanduser().resolve()
     if not (path / "curves.npz").is_file():
         raise ValueError(f"--curves={str(folder)!r} is not allowed: {path} holds no curves.npz")
+    try:
+        read_npz(path / "curves.npz", "curves")
+    except ValueError as exc:
+        raise ValueError(f"--curves={str(folder)!r} is not allowed: {exc}") from None
     os.environ["RISINGBANDITS_IMDB_CURVES"] = str(path)
     return path
 
@@ -286,12 +291,11 @@ def read_curves(curves_dir: str | Path | None = None, arms: tuple[str, ...] = IM
             f"IMDB learning curves not found: {path} does not exist (give --curves DIR or set "
             "RISINGBANDITS_IMDB_CURVES)"
         )
-    with np.load(path, allow_pickle=False) as data:
-        missing = [a for a in arms if a not in data.files]
-        if missing:
-            raise ValueError(f"curves {path}: arm(s) {missing} not found; available: {data.files}")
-        table = np.vstack([data[a] for a in arms])
-    return table, tuple(arms)
+    data = read_npz(path, "curves")
+    missing = [a for a in arms if a not in data]
+    if missing:
+        raise ValueError(f"curves {path}: arm(s) {missing} not found; available: {list(data)}")
+    return np.vstack([data[a] for a in arms]), tuple(arms)
 
 
 def _imdb_v1(rng: np.random.Generator, horizon: int, params: Mapping[str, Any]) -> tuple:

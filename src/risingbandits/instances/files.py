@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 NPY_MAGIC = b"\x93NUMPY"
+
+
+def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` archive ``path``, by key; anything else (not a zip, a
+    damaged or pickled member) is one ``ValueError`` line naming ``what`` file and the path."""
+    p = Path(path)
+    try:
+        if not zipfile.is_zipfile(p):
+            raise ValueError(
+                f"{what} file {str(p)!r} is not a NumPy .npz archive (not a zip file): write it "
+                "with numpy.savez"
+            )
+        with np.load(p, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+        bad = next(
+            (key for key, value in arrays.items() if not isinstance(value, np.ndarray)), None
+        )
+        if bad is not None:
+            raise ValueError(f"{what} file {str(p)!r}: its member {bad!r} is not a NumPy array")
+        return arrays
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        if str(exc).startswith(f"{what} file"):
+            raise
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{what} file {str(p)!r} cannot be read: {reason}") from None
 
 
 def read_means_file(path: str | Path, what: str = "means") -> tuple[np.ndarray, tuple[str, ...]]:
@@ -25,6 +51,18 @@ def read_means_file(path: str | Path, what: str = "means") -> tuple[np.ndarray, 
         )
     if not p.is_file():
         raise ValueError(f"{what} file {str(p)!r} does not exist")
+    table, names = _read_table(p, what)
+    if table.size == 0:
+        raise ValueError(
+            f"{what} file {str(p)!r} holds no numbers (shape {table.shape}): give a table of "
+            "one row per arm and one column per pull"
+        )
+    return table, names
+
+
+def _read_table(p: Path, what: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The table in file ``p`` as its suffix says, and its arm names (see
+    :func:`read_means_file`)."""
     suffix = p.suffix.lower()
     try:
         if suffix == ".npy":
@@ -36,16 +74,10 @@ def read_means_file(path: str | Path, what: str = "means") -> tuple[np.ndarray, 
                     )
             return np.load(p, allow_pickle=False), ()
         if suffix == ".npz":
-            if not zipfile.is_zipfile(p):
-                raise ValueError(
-                    f"{what} file {str(p)!r} is not a NumPy .npz archive (not a zip file): "
-                    "write it with numpy.savez, or use .csv for text"
-                )
-            with np.load(p, allow_pickle=False) as data:
-                keys = list(data.files)
-                if what in keys:
-                    return data[what], ()
-                arrays = [data[k] for k in keys]
+            by_key = read_npz(p, what)
+            if what in by_key:
+                return by_key[what], ()
+            keys, arrays = list(by_key), list(by_key.values())
             if len(arrays) == 1 and arrays[0].ndim == 2:
                 return arrays[0], ()
             if arrays and all(a.ndim == 1 for a in arrays):
@@ -60,7 +92,9 @@ def read_means_file(path: str | Path, what: str = "means") -> tuple[np.ndarray, 
                 f"{what} file {str(p)!r}: expected one 2-D array or one 1-D array per arm"
             )
         if suffix == ".csv":
-            return np.loadtxt(p, delimiter=",", ndmin=2, dtype=np.float64), ()
+            with warnings.catch_warnings():  # "input contained no data": refused as empty
+                warnings.simplefilter("ignore", UserWarning)
+                return np.loadtxt(p, delimiter=",", ndmin=2, dtype=np.float64), ()
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{what} file {str(p)!r} cannot be read: {exc}") from None
     except ValueError as exc:

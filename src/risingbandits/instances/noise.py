@@ -42,19 +42,19 @@ class Noise:
     @classmethod
     def parse(cls, text: str) -> Noise:
         """``"gaussian"``, ``"gaussian:0.2"``, ``"bernoulli"``, ``"none"`` or ``"curve-std"``."""
-        kind, _, arg = text.strip().partition(":")
+        kind, colon, arg = text.strip().partition(":")
         kind = kind.lower()
         if kind == "gaussian":
-            if not arg:
+            if not colon:
                 return cls("gaussian", DEFAULT_SIGMA)
             try:
-                sigma = float(arg)
+                return cls("gaussian", float(arg))
             except ValueError:
                 raise ValueError(
-                    f"noise={text!r} is not allowed: the sigma of gaussian:SIGMA must be a number"
+                    f"noise={text!r} is not allowed: the SIGMA of gaussian:SIGMA must be a finite "
+                    "number >= 0 (or write gaussian for 0.1)"
                 ) from None
-            return cls("gaussian", sigma)
-        if kind in ("bernoulli", "none", "curve-std") and not arg:
+        if kind in ("bernoulli", "none", "curve-std") and not colon:
             return cls(kind)  # type: ignore[arg-type]
         raise ValueError(f"noise={text!r} is not allowed: use {ALLOWED}")
 

@@ -233,6 +233,31 @@ class PullCosts:
         return out
 
 
+def check_overrun(
+    budget: float, costs: PullCosts, arms: Sequence[int], in_flight: Sequence[int], most: int
+) -> None:
+    """Refuse a checkpoint's ``budget`` below what was spent before the budget could be
+    overrun. A step starts only while the cost spent is below the budget (and
+    :meth:`ModelSelector.set_budget` keeps it at least the cost spent), so only the steps in
+    flight at the last start can report past it: at most ``most`` (max_pending), one per
+    candidate, none of those still in flight (``in_flight``), each its candidate's last report:
+    the longest run of such candidates at the end of the reports (``arms``). Their sums, and
+    ``lost`` (cancelled steps), may all be the overrun; the other candidates' sums may not."""
+    overrun: set[int] = set()
+    for arm in reversed(arms):
+        if arm in overrun or arm in in_flight or len(overrun) >= most - len(in_flight):
+            break
+        overrun.add(arm)
+    before = math.fsum(s for i, s in enumerate(costs.sums) if i not in overrun)
+    if before > budget:
+        raise refuse(
+            "budget",
+            budget,
+            f"use at least {before:g}, the cost spent before the budget could be overrun (only "
+            "the steps in flight when it was reached report after it)",
+        )
+
+
 def _total(costs: Sequence[float]) -> float:
     """The exact sum of ``costs`` (finite numbers >= 0) rounded once; inf past the largest float."""
     try:

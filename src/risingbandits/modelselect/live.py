@@ -28,6 +28,7 @@ import numpy as np
 
 from risingbandits.instances import Noise, from_means
 from risingbandits.instances.families import read_curves
+from risingbandits.instances.files import read_npz
 from risingbandits.modelselect.features import BagOfWords
 from risingbandits.modelselect.learners import LearnerSpec, accuracy, new_state, pull_one
 from risingbandits.modelselect.selector import ModelSelector
@@ -139,11 +140,11 @@ def load_curve_table(path: str | Path | None, names: Sequence[str]) -> np.ndarra
     ``risingbandits data curves imdb``) or a folder holding ``curves.npz`` (default: the shared
     IMDB learning curves, see :func:`risingbandits.instances.families.read_curves`)."""
     if path is not None and Path(path).is_file():
-        with np.load(path, allow_pickle=False) as data:
-            missing = [n for n in names if n not in data.files]
-            if missing:
-                raise ValueError(f"curves {path}: learner(s) {missing} not found")
-            return np.vstack([data[n] for n in names])
+        data = read_npz(path, "curves")
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise ValueError(f"curves {path}: learner(s) {missing} not found")
+        return np.vstack([data[n] for n in names])
     table, _ = read_curves(path, tuple(names))
     return np.asarray(table)
 

@@ -78,6 +78,7 @@ from risingbandits.modelselect.costs import (
     UNITS,
     PullCosts,
     check_cost_mode,
+    check_overrun,
     cost_budget,
     first_horizon,
     horizon_goal,
@@ -617,6 +618,8 @@ class ModelSelector:
             self._costs = PullCosts.restore(
                 data["costs"], self._cost == "seconds", self._history.pulls, self._pending.arms
             )
+            most = self._max_pending or len(names)  # in flight at the last start
+            check_overrun(self._budget, self._costs, self._history.arms, self._pending.arms, most)
         elif data["costs"] is not None:
             raise refuse("costs", data["costs"], "use null (a budget of steps has no costs)")
         self._check_run(data["policy"])
