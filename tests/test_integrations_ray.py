@@ -88,6 +88,20 @@ def tune_log_warnings() -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
+@pytest.fixture
+def tune_errors() -> Iterator[list[str]]:
+    """The errors Tune's controller logs during the test (a scheduler callback that raised is
+    logged there, and the run goes on)."""
+    handler = Collect()
+    handler.setLevel(logging.ERROR)
+    logger = logging.getLogger("ray.tune.execution.tune_controller")
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+
+
 def logged_iterations(result: tune.Result) -> tuple[list[int], list[int]]:
     """The training iterations in the trial's stored result.json and progress.csv."""
     folder = Path(result.path)
@@ -183,7 +197,7 @@ def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
 
 
 def test_a_failure_that_spends_the_budget_stops_the_paused_trials(
-    cluster: None, tmp_path: Path
+    cluster: None, tmp_path: Path, tune_errors: list[str]
 ) -> None:
     # one trial at a time: the others are paused when the 0.9 trial's failing iteration, longer
     # than the whole budget, is charged. Its error spent the budget, so they never train again;
@@ -196,6 +210,39 @@ def test_a_failure_that_spends_the_budget_stops_the_paused_trials(
     failed = next(r.metrics["trial_id"] for r in results if r.config["cap"] == 0.9)
     assert summary["errored"] == [failed] and summary["spent"] >= 1.5
     assert [r.error is None for r in results] == [r.metrics["trial_id"] != failed for r in results]
+    # stopping a paused trial comes back to the scheduler (on_trial_remove): it stopped the
+    # paused trials again, recursing until Python's limit, and Tune logged the RecursionError
+    assert not [m for m in tune_errors if "Error stopping trial" in m]
+
+
+def test_trials_not_started_when_the_budget_is_spent_never_start(
+    cluster: None, tmp_path: Path, tune_errors: list[str]
+) -> None:
+    # one trial at a time, its first iteration longer than the budget: the two others were
+    # still PENDING, and each was started for an iteration the budget no longer had (any
+    # number of them, each an iteration long, in a run with many trials)
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, cpus=2, seconds=2.0)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    assert summary["steps"] == 1 and summary["in_flight"] == [] and summary["spent"] >= 2.0
+    assert sorted(bool(r.metrics.get("n")) for r in results) == [False, False, True]
+    assert all(r.error is None for r in results)
+    assert not [m for m in tune_errors if "Error stopping trial" in m]
+
+
+def test_when_every_trial_errored_none_is_recommended(cluster: None, tmp_path: Path) -> None:
+    # the last two errored trials stay active (ModelSelector's floor); the summary recommended
+    # one of them, a model that failed
+    scheduler = RisingBanditScheduler(budget=12, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, fail=CAPS)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    assert all(r.error is not None for r in results)
+    assert sorted(summary["errored"]) == sorted(r.metrics["trial_id"] for r in results)
+    assert summary["recommended"] is None and summary["recommended_score"] is None
 
 
 def forgetful(config: dict) -> None:
@@ -246,7 +293,9 @@ def test_an_errored_trial_is_retired_and_the_others_finish(
         assert summary["pulls"][last] == summary["steps"] - 2 * (FAIL_AT - 1)
 
 
-def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_path: Path) -> None:
+def test_a_trial_that_completes_stays_a_candidate_to_deploy(
+    cluster: None, tmp_path: Path, tune_errors: list[str]
+) -> None:
     """A trainable that returns is a finished model: it trains no more, the others use the
     budget, and it is still recommended when it is the best (it was retired, and could not be)."""
     scheduler = RisingBanditScheduler(budget=12, seed=0)
@@ -259,6 +308,7 @@ def test_a_trial_that_completes_stays_a_candidate_to_deploy(cluster: None, tmp_p
     assert summary["pulls"][done] == FAIL_AT - 1 and summary["errored"] == []
     assert summary["steps"] == 12 and summary["in_flight"] == []
     assert summary["recommended"] == done  # 0.9 x 2/3 beats 0.4 x n/(n + 1) < 0.4
+    assert not [m for m in tune_errors if "Error stopping trial" in m]  # the paused one stopped
 
 
 @pytest.mark.parametrize(

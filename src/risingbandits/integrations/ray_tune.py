@@ -36,9 +36,10 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   keeps two candidates active: when one of the last two ends, it stays but is never offered
   again, so the other trains to the end of the budget. :meth:`~RisingBanditScheduler.summary`
   lists the trials that errored (``"errored"``); an errored trial is never recommended.
-* Once the budget is started, the trials still paused are stopped and each running one stops
-  after its result. Results that arrive after the budget is spent are not recorded. A step a
-  failing trial gives back after that point stays unspent (the other trials were stopped).
+* Once the budget is spent (every step of it started), the trials still paused or not started
+  yet are stopped and each running one stops after its result. Results that arrive after the
+  budget is spent are not recorded. A step a failing trial gives back after that point stays
+  unspent (the other trials were stopped).
 * Before a paused trial resumes, its result logs (``result.json``, ``progress.csv``) are copied
   from the driver to the run's storage. Ray's JSON and CSV logger callbacks copy them back from
   storage whenever a trial with a checkpoint starts (meant for restoring an experiment), while
@@ -231,15 +232,17 @@ class RisingBanditScheduler(TrialScheduler):
         with trial ids as candidate names, and the trials that errored (``"errored"``).
 
         An errored trial is retired, except when it was one of the last two active
-        candidates: the recommendation is then the other one, whatever the policy ranks."""
+        candidates: the recommendation is then the other one, whatever the policy ranks, or
+        None (and its score None) when both errored."""
         if self._selector is None:
             raise RuntimeError("no trial has reported a result yet")
         summary = {**self._selector.summary(), "errored": list(self._errored)}
         if summary["recommended"] in self._errored:
             survivors = [n for n in self._selector.active if n not in self._errored]
-            if survivors:  # at most one: errored trials are retired down to two candidates
-                summary["recommended"] = survivors[0]
-                summary["recommended_score"] = summary["last_scores"][survivors[0]]
+            # at most one: errored trials are retired down to two candidates
+            best = survivors[0] if survivors else None
+            summary["recommended"] = best
+            summary["recommended_score"] = None if best is None else summary["last_scores"][best]
         return summary
 
     # -- inside --------------------------------------------------------------------------------
@@ -327,9 +330,10 @@ class RisingBanditScheduler(TrialScheduler):
         self._to_run.append(trial)
 
     def _stop_paused(self, tune_controller: TuneController) -> None:
-        """Stop the paused trials that will not train again (not those picked to run)."""
+        """Stop the paused trials that will not train again (not those picked to run), and
+        the new ones not started yet: Ray would start each for an iteration past the budget."""
         for trial in self._trials:
-            if trial.status == Trial.PAUSED and trial not in self._to_run:
+            if trial.status in (Trial.PAUSED, Trial.PENDING) and trial not in self._to_run:
                 tune_controller.stop_trial(trial)
 
     def _leave(
@@ -345,10 +349,12 @@ class RisingBanditScheduler(TrialScheduler):
         again) and, if it held a worker (running, or picked to run), the policy picks a waiting
         trial to take it; without that, a run whose other trials are all paused would wait
         forever. If ``lost`` spent the budget, the paused trials are stopped (they waited,
-        paused, until Tune's own time limit)."""
+        paused, until Tune's own time limit); only then: stopping one comes back here
+        (``on_trial_remove``), and stopping them again recursed until Python's limit."""
         selector = self._selector
         if selector is None:
             return
+        budget_left = selector.remaining > 0
         index = self._index[trial.trial_id]
         held = index in selector.in_flight or trial.status == Trial.RUNNING
         if lost is not None and index in selector.in_flight:
@@ -359,7 +365,8 @@ class RisingBanditScheduler(TrialScheduler):
             while index in selector.in_flight:
                 selector.cancel(index)
         if selector.remaining == 0:
-            self._stop_paused(tune_controller)
+            if budget_left:
+                self._stop_paused(tune_controller)
         elif held and len(selector.in_flight) < selector.max_pending:
             idle = self._idle(selector)
             if idle:
