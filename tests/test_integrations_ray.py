@@ -39,7 +39,9 @@ def rising(config: dict) -> None:
     """Trains forever (the scheduler stops it); state in a checkpoint each iteration. The
     trials whose cap is in ``config["fail"]`` raise at iteration FAIL_AT, those in
     ``config["finish"]`` return there (a trainable done with its own schedule); an iteration
-    takes ``config["seconds"]`` at least (the failing one ``config["fail_seconds"]``)."""
+    takes ``config["seconds"]`` at least (the failing one ``config["fail_seconds"]``). With
+    ``config["fail_once"]`` (a folder) a failing trial fails only its first attempt (a marker
+    file there remembers it)."""
     n = 0
     checkpoint = tune.get_checkpoint()
     if checkpoint:
@@ -48,6 +50,10 @@ def rising(config: dict) -> None:
     while True:
         n += 1
         failing = n == FAIL_AT and config["cap"] in config.get("fail", ())
+        if failing and "fail_once" in config:
+            marker = Path(config["fail_once"], str(config["cap"]))
+            failing = not marker.exists()
+            marker.touch()
         time.sleep(config.get("fail_seconds", 0) if failing else config.get("seconds", 0))
         if n == FAIL_AT and config["cap"] in config.get("finish", ()):
             return
@@ -119,10 +125,11 @@ def fit(
     storage: Path,
     trainable=rising,
     cpus: int = 1,
+    max_failures: int = 0,
     **constants: object,
 ) -> tune.ResultGrid:
-    """Three trials (one per cap, each on ``cpus`` of the cluster's 2); ``constants`` join their
-    config."""
+    """Three trials (one per cap, each on ``cpus`` of the cluster's 2), each retried
+    ``max_failures`` times; ``constants`` join their config."""
     tuner = tune.Tuner(
         tune.with_resources(trainable, {"cpu": cpus}),
         param_space={"cap": tune.grid_search(CAPS), **constants},
@@ -133,7 +140,11 @@ def fit(
             reuse_actors=True,
             time_budget_s=TIMEOUT,
         ),
-        run_config=tune.RunConfig(storage_path=str(storage), verbose=0),
+        run_config=tune.RunConfig(
+            storage_path=str(storage),
+            verbose=0,
+            failure_config=tune.FailureConfig(max_failures=max_failures),
+        ),
     )
     return tuner.fit()
 
@@ -243,6 +254,55 @@ def test_when_every_trial_errored_none_is_recommended(cluster: None, tmp_path: P
     assert all(r.error is not None for r in results)
     assert sorted(summary["errored"]) == sorted(r.metrics["trial_id"] for r in results)
     assert summary["recommended"] is None and summary["recommended_score"] is None
+
+
+def test_a_retried_trial_stays_the_same_candidate(
+    cluster: None, tmp_path: Path, tune_errors: list[str]
+) -> None:
+    # the 0.9 trial fails its third iteration once; Tune retries it from its checkpoint and
+    # calls on_trial_add again for it (the scheduler added a duplicate candidate: TuneError)
+    scheduler = RisingBanditScheduler(budget=12, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path / "run", max_failures=1, fail=[0.9], fail_once=str(tmp_path))
+    assert time.monotonic() - start < TIMEOUT / 2
+    assert Path(tmp_path, "0.9").exists()  # it did fail once
+    assert all(r.error is None for r in results)
+    summary = scheduler.summary()
+    assert summary["errored"] == [] and summary["in_flight"] == []
+    assert summary["steps"] == 12 and sum(summary["pulls"].values()) == 12
+    by_trial = {r.metrics["trial_id"]: r for r in results}
+    assert set(summary["pulls"]) == set(by_trial)
+    retried = next(t for t, r in by_trial.items() if r.config["cap"] == 0.9)
+    assert summary["pulls"][retried] >= FAIL_AT  # it trained past its failure
+    for trial_id, pulls in summary["pulls"].items():
+        assert by_trial[trial_id].metrics["n"] == pulls
+    iterations: dict[str, list[int]] = {}
+    for row in scheduler.selector.history:
+        iterations.setdefault(row["candidate"], []).append(row["metrics"]["training_iteration"])
+    assert all(i == list(range(1, len(i) + 1)) for i in iterations.values())
+    assert not [m for m in tune_errors if "Error" in m]
+
+
+def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_path: Path) -> None:
+    # the 0.9 trial fails its third iteration on every attempt (max_failures=-1): each attempt
+    # is charged its wall time, and the retry is stopped once the budget is spent (Tune
+    # retried it until its own time_budget_s, TIMEOUT)
+    scheduler = RisingBanditScheduler(time_budget_s=3.0, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, max_failures=-1, seconds=0.05, fail=[0.9], fail_seconds=0.1)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    failed = next(r for r in results if r.config["cap"] == 0.9)
+    trial_id = failed.metrics["trial_id"]
+    assert summary["spent"] >= 3.0 and summary["in_flight"] == []
+    assert summary["pulls"][trial_id] == FAIL_AT - 1 and summary["errored"] == []
+    failures = Path(failed.path, "error.txt").read_text().count("Failure #")
+    recorded = 0.0  # Tune's time of the iterations recorded; the failed attempts' is charged
+    for result in results:
+        rows = [json.loads(r) for r in Path(result.path, "result.json").read_text().splitlines()]
+        pulls = summary["pulls"][result.metrics["trial_id"]]
+        recorded += sum(r["time_this_iter_s"] for r in rows if r["training_iteration"] <= pulls)
+    assert failures >= 1 and summary["spent"] - recorded >= 0.1 * failures
 
 
 def forgetful(config: dict) -> None:

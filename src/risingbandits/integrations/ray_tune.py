@@ -36,6 +36,18 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   keeps two candidates active: when one of the last two ends, it stays but is never offered
   again, so the other trains to the end of the budget. :meth:`~RisingBanditScheduler.summary`
   lists the trials that errored (``"errored"``); an errored trial is never recommended.
+* A trial Tune retries (``tune.RunConfig(failure_config=tune.FailureConfig(max_failures=N))``)
+  stays the same candidate: Tune calls ``on_trial_error`` (the trial already ERROR, Ray 2.60's
+  ``TuneController._requeue_trial``), then ``on_trial_add`` again with the same trial, which
+  restarts from its latest checkpoint and reports the next ``training_iteration`` (a restart
+  that reports an iteration again is refused, as for a pause: report a checkpoint with each
+  result). Under a budget in iterations the failed attempt's pull stays in flight until the
+  retry reports it (nothing is given back, no other trial takes the worker). Under
+  ``time_budget_s`` the failed attempt is charged its wall time as a failed iteration is, and
+  the retry starts a new pull; once the budget is spent the retry is stopped before it starts,
+  so a trial that fails on every attempt (``max_failures=-1``) still ends the run. Before the
+  first result of the run nothing can be charged. Only the last failure, with no retry left,
+  retires the trial and lists it in ``"errored"``.
 * Once the budget is spent (every step of it started), the trials still paused or not started
   yet are stopped and each running one stops after its result. Results that arrive after the
   budget is spent are not recorded. A step a failing trial gives back after that point stays
@@ -154,6 +166,11 @@ class RisingBanditScheduler(TrialScheduler):
         return True
 
     def on_trial_add(self, tune_controller: TuneController, trial: Trial) -> None:
+        if trial.trial_id in self._index:  # Tune retries it after a failure: same candidate
+            selector = self._selector
+            if selector is not None and selector.remaining == 0:
+                tune_controller.stop_trial(trial)  # the budget is spent: no attempt more
+            return
         self._index[trial.trial_id] = len(self._trials)
         self._trials.append(trial)
         if self._selector is not None:
@@ -185,11 +202,14 @@ class RisingBanditScheduler(TrialScheduler):
         self._leave(tune_controller, trial, retire=False)  # it may still be the one to deploy
 
     def on_trial_error(self, tune_controller: TuneController, trial: Trial) -> None:
-        self._errored.append(trial.trial_id)
         began = self._began.pop(trial.trial_id, None)
         lost = None  # a clock that reads 0 must not make the failed iteration free
         if self._timed and began is not None:
             lost = max(time.monotonic() - began, least_cost(self._budget))
+        if _retried(trial):
+            self._retry(tune_controller, trial, lost)
+            return
+        self._errored.append(trial.trial_id)
         self._leave(tune_controller, trial, lost=lost)
 
     def on_trial_remove(self, tune_controller: TuneController, trial: Trial) -> None:
@@ -330,11 +350,38 @@ class RisingBanditScheduler(TrialScheduler):
         self._to_run.append(trial)
 
     def _stop_paused(self, tune_controller: TuneController) -> None:
-        """Stop the paused trials that will not train again (not those picked to run), and
-        the new ones not started yet: Ray would start each for an iteration past the budget."""
-        for trial in self._trials:
-            if trial.status in (Trial.PAUSED, Trial.PENDING) and trial not in self._to_run:
+        """Stop the paused trials that will not train again (not those picked to run, nor a
+        retried one whose pull is in flight), and the new ones not started yet: Ray would start
+        each for an iteration past the budget."""
+        in_flight = self._selector.in_flight if self._selector is not None else []
+        for i, trial in enumerate(self._trials):
+            if (
+                trial.status in (Trial.PAUSED, Trial.PENDING)
+                and trial not in self._to_run
+                and i not in in_flight
+            ):
                 tune_controller.stop_trial(trial)
+
+    def _retry(self, tune_controller: TuneController, trial: Trial, lost: float | None) -> None:
+        """``trial`` failed and Tune retries it (``on_trial_add`` comes next). Its pull in
+        flight stays for the retry; under a time budget the failed attempt is charged ``lost``
+        seconds (a new pull starts for the retry while the budget lasts)."""
+        selector = self._selector
+        if selector is None or lost is None:
+            return
+        index = self._index[trial.trial_id]
+        budget_left = selector.remaining > 0
+        held = index in selector.in_flight
+        if not held:  # it failed before its first result was recorded
+            if not budget_left or len(selector.in_flight) >= selector.max_pending:
+                return
+            selector.select(available=[index])  # its forced first pull, charged below
+        selector.cancel(index, cost=lost)
+        if selector.remaining == 0:
+            if budget_left:
+                self._stop_paused(tune_controller)
+        elif held:
+            selector.select(available=[index])
 
     def _leave(
         self,
@@ -382,6 +429,13 @@ class RisingBanditScheduler(TrialScheduler):
         active = selector.active
         if selector.remaining > 0 and selector.names[index] in active and len(active) > 2:
             selector.retire(index)
+
+
+def _retried(trial: Trial) -> bool:
+    """Whether Tune retries ``trial``, in ``on_trial_error``: Ray 2.60's
+    ``TuneController._process_trial_failure`` stops a trial it retries (status ERROR) before
+    ``on_trial_error``, and calls it for a trial with no retry left while still RUNNING."""
+    return trial.status == Trial.ERROR and trial.should_recover()
 
 
 def _checked_budget(budget: Any, time_budget_s: Any) -> tuple[float, bool]:
