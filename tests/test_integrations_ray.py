@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("ray.tune")
 
 from ray import cloudpickle, tune
+from ray.tune.search import BasicVariantGenerator
 
 from process_checks import Process, all_gone, descendants, kill_left, running
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, local_ray
@@ -133,10 +134,13 @@ def fit(
     trainable=rising,
     cpus: int = 1,
     max_failures: int = 0,
+    samples: int = 1,
+    alive: int | None = None,
     **constants: object,
 ) -> tune.ResultGrid:
-    """Three trials (one per cap, each on ``cpus`` of the cluster's 2), each retried
-    ``max_failures`` times; ``constants`` join their config."""
+    """Three trials (one per cap; ``samples`` times three), each on ``cpus`` of the cluster's 2
+    and retried ``max_failures`` times; ``constants`` join their config. With ``alive``, Tune
+    adds a trial only while fewer than ``alive`` have not ended."""
     tuner = tune.Tuner(
         tune.with_resources(trainable, {"cpu": cpus}),
         param_space={"cap": tune.grid_search(CAPS), **constants},
@@ -146,6 +150,8 @@ def fit(
             scheduler=scheduler,
             reuse_actors=True,
             time_budget_s=TIMEOUT,
+            num_samples=samples,
+            search_alg=BasicVariantGenerator(max_concurrent=alive or 0),
         ),
         run_config=tune.RunConfig(
             storage_path=str(storage),
@@ -250,6 +256,13 @@ def test_trials_not_started_when_the_budget_is_spent_never_start(
     assert sorted(bool(r.metrics.get("n")) for r in results) == [False, False, True]
     assert all(r.error is None for r in results)
     assert not [m for m in tune_errors if "Error stopping trial" in m]
+
+
+def test_one_trial_at_a_time_is_refused_saying_why(cluster: None, tmp_path: Path) -> None:
+    # ModelSelector refused the one candidate with a message naming its trial id only
+    with pytest.raises(Exception, match="needs two or more trials at the first result, got 1"):
+        results = fit(RisingBanditScheduler(budget=4, seed=0), tmp_path, alive=1, samples=2)
+        raise RuntimeError(str([r.error for r in results]))
 
 
 def test_when_every_trial_errored_none_is_recommended(cluster: None, tmp_path: Path) -> None:

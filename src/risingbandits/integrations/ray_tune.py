@@ -49,7 +49,9 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   first result of the run nothing can be charged. Only the last failure, with no retry left,
   retires the trial and lists it in ``"errored"``.
 * Once the budget is spent (every step of it started), the trials still paused or not started
-  yet are stopped and each running one stops after its result. Results that arrive after the
+  yet are stopped and each running one stops after its result. A trial a search algorithm adds
+  later trains one iteration, then stops (stopped before it starts, Ray 2.60's ``Tuner.fit``
+  fails building its result: the trial has no folder). Results that arrive after the
   budget is spent are not recorded. A step a failing trial gives back after that point stays
   unspent (the other trials were stopped).
 * Before a paused trial resumes, its result logs (``result.json``, ``progress.csv``) are copied
@@ -289,6 +291,12 @@ class RisingBanditScheduler(TrialScheduler):
                 raise ValueError(
                     "RisingBanditScheduler needs metric (and mode): pass them to the "
                     "scheduler or to tune.TuneConfig"
+                )
+            if len(self._trials) < 2:
+                raise ValueError(
+                    f"RisingBanditScheduler needs two or more trials at the first result, got "
+                    f"{len(self._trials)}: let Tune run two or more at once (a search algorithm "
+                    "with max_concurrent=1 adds a trial only when the one before has ended)"
                 )
             self._selector = self._new_selector([t.trial_id for t in self._trials])
             for i, trial in enumerate(self._trials):
