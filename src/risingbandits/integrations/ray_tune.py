@@ -378,18 +378,25 @@ class RisingBanditScheduler(TrialScheduler):
         if selector is None or lost is None:
             return
         index = self._index[trial.trial_id]
-        budget_left = selector.remaining > 0
         held = index in selector.in_flight
         if not held:  # it failed before its first result was recorded
-            if not budget_left or len(selector.in_flight) >= selector.max_pending:
+            if selector.remaining == 0 or len(selector.in_flight) >= selector.max_pending:
                 return
             selector.select(available=[index])  # its forced first pull, charged below
-        selector.cancel(index, cost=lost)
-        if selector.remaining == 0:
-            if budget_left:
-                self._stop_paused(tune_controller)
-        elif held:
+        self._charge(tune_controller, index, lost)
+        if held and selector.remaining > 0:
             selector.select(available=[index])
+
+    def _charge(self, tune_controller: TuneController, index: int, lost: float) -> None:
+        """Cancel trial ``index``'s pull in flight, charged ``lost`` seconds (a failed
+        iteration); if that spent the budget, stop the paused trials (they waited, paused, until
+        Tune's own time limit). Only here: stopping one comes back through ``on_trial_remove``
+        with the budget already spent, and stopping them again recursed until Python's limit."""
+        selector = self._started()
+        budget_left = selector.remaining > 0
+        selector.cancel(index, cost=lost)
+        if budget_left and selector.remaining == 0:
+            self._stop_paused(tune_controller)
 
     def _leave(
         self,
@@ -403,26 +410,20 @@ class RisingBanditScheduler(TrialScheduler):
         false: a trial that completed on its own stays a candidate to deploy, never offered
         again) and, if it held a worker (running, or picked to run), the policy picks a waiting
         trial to take it; without that, a run whose other trials are all paused would wait
-        forever. If ``lost`` spent the budget, the paused trials are stopped (they waited,
-        paused, until Tune's own time limit); only then: stopping one comes back here
-        (``on_trial_remove``), and stopping them again recursed until Python's limit."""
+        forever (:meth:`_charge`: if ``lost`` spent the budget, the paused trials stop)."""
         selector = self._selector
         if selector is None:
             return
-        budget_left = selector.remaining > 0
         index = self._index[trial.trial_id]
         held = index in selector.in_flight or trial.status == Trial.RUNNING
         if lost is not None and index in selector.in_flight:
-            selector.cancel(index, cost=lost)
+            self._charge(tune_controller, index, lost)
         if retire:
             self._retire(selector, index)
         else:
             while index in selector.in_flight:
                 selector.cancel(index)
-        if selector.remaining == 0:
-            if budget_left:
-                self._stop_paused(tune_controller)
-        elif held and len(selector.in_flight) < selector.max_pending:
+        if held and selector.remaining > 0 and len(selector.in_flight) < selector.max_pending:
             idle = self._idle(selector)
             if idle:
                 self._queue(self._trials[selector.select(available=idle)])
