@@ -247,11 +247,8 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         short = r >= rounds or plan[SPENT, i] < goal
         plan[USABLE, i] = 1.0 if state.active[i] and plan[ALLOWED, i] > 0 and short else 0.0
         found = found or plan[USABLE, i] > 0
-    arm = round_leader(state) if r < rounds and state.budget[LANES] > 1.0 else -1
-    if arm >= 0:  # the leader does not wait for the round
-        plan[USABLE, arm] = 1.0
-        arm = show_queue(state.scores, state.terms, arm, plan[USABLE], plan[SPENT])
-    elif found and r < rounds:  # a halving round: forced, in the trace
+    arm = -1
+    if found and r < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
         arm = show_queue(state.scores, state.terms, arm, plan[USABLE], plan[SPENT])
     elif found:
@@ -259,21 +256,6 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         if arm < 0:
             arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
     return arm
-
-
-@helper
-def round_leader(state: HaceState) -> int:
-    """In a halving round with several lanes, the survivor with the best halving statistic
-    among those with a finished pull, if a worker may start it and its next pull fits, else -1
-    (module docstring: the leader does not wait for the round)."""
-    lead = -1
-    for i in range(state.active.shape[0]):
-        pulled = state.active[i] and state.hist.counts[i] > 0
-        if pulled and (lead < 0 or state.values[i] > state.values[lead]):
-            lead = i
-    if lead < 0 or state.plan[ALLOWED, lead] == 0 or state.plan[LEFT, lead] < 1.0:
-        return -1
-    return lead
 
 
 @helper
