@@ -1,0 +1,64 @@
+"""Budgets in time on a held-out set of candidates that no report reads (issue 22): the cells
+of ``risingbandits reproduce deadlines`` on the lcdb-v1 and live-v1 *test* tasks, with the
+candidates of another generator seed.
+
+Usage:
+    python tuning/deadlines_heldout.py --draw 3 --out tuning-out
+
+The report's three sets draw the candidates with generator seeds 0, 1 and 2
+(:data:`risingbandits.reproduce.deadlines.DRAWS`); every one of them was read before a rule of
+the default was judged. A rule chosen on the development split (``tuning/deadlines_dev.py``) is
+judged here once, on a seed none of them used, by a decision rule written down before this runs
+(``docs/deadlines-tuning.md``). Prints, per bed, W and deadline, the default's mean final-model
+gap, each method's paired difference (a "!" where it is significantly lower) and whether the goal
+holds (the report's own test,
+:meth:`~risingbandits.reproduce.sections.deadlines.DeadlineRows.goal_met`), then the count of
+cells. Rows are kept in ``OUT/heldout-draw<seed>/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from risingbandits.experiments.executors import make_executor
+from risingbandits.modelselect.selector import DEFAULT_POLICY
+from risingbandits.reproduce.deadlines import DRAWS, FULL, load_deadlines, run_deadlines
+from risingbandits.reproduce.sections.deadlines import DeadlineRows
+from risingbandits.reproduce.settings import FULL as FULL_SIZE
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draw", type=int, required=True)
+    parser.add_argument("--out", default="tuning-out")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    if args.draw in DRAWS:
+        parser.error(f"--draw={args.draw} is one of the report's sets {DRAWS}; use another seed")
+    out = Path(args.out) / f"heldout-draw{args.draw}"
+    with make_executor("processes", args.workers) as pool:
+        progress = lambda d, n: print(f"\r{d}/{n} tasks", end="")  # noqa: E731
+        run_deadlines(out, FULL_SIZE, pool, progress, "test", (args.draw,))
+    print()
+    kept = list(load_deadlines(out, FULL_SIZE, "test", args.draw))
+    met = cells = 0
+    for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):
+        rows = DeadlineRows(t for t in kept if t["bed"] and t["bed"][0] == bed)
+        others = [x for x in rows.methods if x != DEFAULT_POLICY]
+        print(f"\n{bed}: mean final-model gap; paired (method - {DEFAULT_POLICY})")
+        for cell in rows.cells:
+            parts = [f"W={cell[0]:2d} m={'full' if cell[1] == FULL else cell[1]:>4}"]
+            parts.append(f"{DEFAULT_POLICY} {rows.gap(cell, DEFAULT_POLICY).mean:.4f}")
+            for x in others:
+                d = rows.paired(cell, x)
+                parts.append(f"{x[:12]} {d.mean:+.4f}{'!' if d.high < 0 else ' '}")
+            ok = rows.goal_met(cell)
+            met, cells = met + ok, cells + 1
+            parts.append("goal holds" if ok else "GOAL FAILS")
+            print(" | ".join(parts))
+    print(f"\nthe goal holds in {met} of {cells} cells")
+
+
+if __name__ == "__main__":
+    main()
