@@ -148,6 +148,15 @@ def test_leftovers_of_a_run_killed_before_its_manifest_are_accepted(tmp_path: Pa
     assert not result.resumed and Store(out).status().complete
 
 
+def test_a_directory_holding_someone_elses_tmp_file_is_refused_and_the_file_kept(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "draft.tmp").write_text("mine")  # named like a temporary file, but not ours
+    with pytest.raises(StoreError, match="is not empty and is not a sweep results directory"):
+        run_sweep(parse_spec(TINY), tmp_path, executor="serial")
+    assert (tmp_path / "draft.tmp").read_text() == "mine"
+
+
 def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     with Store(out).lock(), pytest.raises(StoreError, match="another sweep is writing"):

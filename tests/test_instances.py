@@ -86,6 +86,17 @@ def test_noise_parse_and_proxy() -> None:
             rb.Noise.parse(bad)
 
 
+@pytest.mark.parametrize(
+    "sigma",
+    [True, "0.1", None, [0.1], 1j, float("nan"), 10**400],
+    ids=["True", "text", "None", "list", "complex", "nan", "10**400"],
+)
+def test_a_gaussian_sigma_that_is_not_a_finite_number_is_one_line(sigma: object) -> None:
+    """True was taken as sigma 1; text, None or a list raised a TypeError from ``>=``."""
+    with pytest.raises(ValueError, match=r"^noise sigma=.* is not allowed: use a finite sigma"):
+        rb.Noise("gaussian", sigma)  # type: ignore[arg-type]
+
+
 def test_concavity_report() -> None:
     inst = rb.from_means([[0.1, 0.3, 0.4, 0.45], [0.1, 0.15, 0.3, 0.6]])
     report = inst.concavity_report()

@@ -132,6 +132,17 @@ def test_a_cache_folder_others_can_write_is_not_read(root: Path) -> None:
         build_live(["wine"], [0], units=16)
 
 
+def test_units_whose_curves_do_not_fit_in_memory_are_refused_before_any_work(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`data live --units 1000000000000` made every unit's mini-batches at once: minutes of
+    growing memory and no output, then a MemoryError."""
+    monkeypatch.setattr("risingbandits.instances.memory.available_memory", lambda: 10_000)
+    with pytest.raises(ValueError, match=r"^units=100 is not allowed: a 16 x 100 mean table"):
+        build_live(["wine"], [0], units=100)
+    assert not (root / "live").exists()
+
+
 def test_the_build_records_a_damaged_file_again_and_keeps_good_ones(root: Path) -> None:
     good = write_made_up("wine", 0, 4, np.random.default_rng(0))
     write_made_up("wine", 1, 4, np.random.default_rng(1))

@@ -176,6 +176,10 @@ def test_the_cli_records_resumes_and_reports(root: Path, monkeypatch: pytest.Mon
             "range (0-7)",
         ),
         (["--seeds", "-1"], "--seeds='-1' is not allowed"),
+        (
+            ["--seeds", "0-10000000000"],  # a MemoryError while the seeds were listed
+            "--seeds='0-10000000000' is not allowed: 10,000,000,001 seeds; use at most 10,000",
+        ),
         (["--units", "0"], "--units=0 is not allowed: use an integer >= 1"),
         (["--workers", "-2"], "--workers=-2 is not allowed: use an integer >= 0"),
     ],

@@ -9,6 +9,7 @@ import stat
 import tarfile
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -286,6 +287,26 @@ def test_live_run_counts_and_regret(tmp_path: Path) -> None:
         load_curve_table(curves, ["lr_0.05", "nn_5"])
     with pytest.raises(ValueError, match="longer than the curves"):
         curve_regret(result, table[:, :100])
+
+
+def test_a_live_run_takes_memory_for_the_pulls_made_not_for_the_budget() -> None:
+    texts, labels = synthetic_reviews(60)
+    bow = bag_of_words(texts, labels)
+
+    class Enough(Exception):
+        pass
+
+    def stop(done: int, budget: int) -> None:
+        raise Enough(done)
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(Enough):  # stopped after its first 1,000 pulls
+            run_live(bow, SPECS[:2], "ucb1", 10**9, preset=None, holdout=10, progress=stop)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50e6  # the pulls' record of a budget of 10**9 took 4 GB (or MemoryError)
 
 
 def test_live_run_reshuffles_an_exhausted_stream() -> None:

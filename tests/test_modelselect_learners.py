@@ -129,3 +129,12 @@ def test_learner_names() -> None:
             parse_learner(bad)
     with pytest.raises(ValueError, match="two or more different learners"):
         parse_learners("lr_0.003,lr_0.0030")
+
+
+@pytest.mark.parametrize("hidden", ["99999999999999999999", "1000000-1000000"])
+def test_a_network_too_large_for_memory_is_one_line_naming_it(hidden: str) -> None:
+    """It was numpy's "Maximum allowed dimension exceeded", or a MemoryError traceback
+    ("Unable to allocate 7.28 TiB") from ``modelselect imdb``."""
+    spec = parse_learner(f"nn_{hidden}")
+    with pytest.raises(ValueError, match=rf"learner='nn_{hidden}' is not allowed: its [0-9,]+ par"):
+        new_state(spec, 1000, np.random.default_rng(0))

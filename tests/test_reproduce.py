@@ -186,6 +186,24 @@ def test_a_foreign_report_is_not_overwritten(tmp_path: Path) -> None:
     assert (tmp_path / "report.md").read_text() == "my notes\n"
 
 
+@pytest.mark.parametrize(
+    "identity", ['"x"', "null", '{"size": "quick", "stores": []}', '{"stores": {}}']
+)
+def test_a_report_whose_identity_has_the_wrong_shape_is_refused_in_one_line(
+    tmp_path: Path, identity: str
+) -> None:
+    (tmp_path / "report.md").write_text("my notes\n")
+    (tmp_path / "report.json").write_text(f'{{"identity": {identity}}}')
+    result = runner.invoke(
+        app, ["reproduce", "intro", "--quick", "--out", str(tmp_path), "--executor", "serial"]
+    )
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "is not a reproduction report" in lines[0]
+    assert (tmp_path / "report.md").read_text() == "my notes\n"
+    assert not (tmp_path / "intro-quick").exists()
+
+
 # -- the traces section (reproduce/sections/explain.py) -----------------------------------------
 
 

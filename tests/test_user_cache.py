@@ -107,6 +107,40 @@ def test_check_private_names_the_problem(tmp_path: Path) -> None:
         check_private(a_file)
 
 
+def test_a_cache_reached_through_a_symbolic_link_is_used_by_its_real_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache_dir: None
+) -> None:
+    """The link's owner (another user, in a shared folder) could re-point it at a folder of
+    theirs after the check; Numba would then read their index files."""
+    real = tmp_path / "mine"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(link))
+    monkeypatch.delenv("RISINGBANDITS_NO_JIT_CACHE", raising=False)
+    path = _jit.cache_dir()
+    assert path == real / "numba" / _jit.source_hash()
+    with pytest.raises(NotPrivate, match="is a symbolic link"):
+        check_private(link)
+
+
+@pytest.mark.parametrize(
+    "mode, used", [(0o777, False), (0o770, False), (0o1777, True)], ids=["777", "770", "1777"]
+)
+def test_a_cache_in_a_folder_others_can_write_is_used_only_if_it_is_sticky(
+    tmp_path: Path, mode: int, used: bool
+) -> None:
+    """Without the sticky bit, another user may rename the cache folder away and put theirs."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(mode)
+    if used:
+        assert private_dir(shared / "cache", "numba") == shared / "cache" / "numba"
+    else:
+        with pytest.raises(NotPrivate, match=r"shared can be written by group or others .* who"):
+            private_dir(shared / "cache", "numba")
+
+
 def test_a_group_writable_user_cache_falls_back_to_the_private_temporary_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache_dir: None
 ) -> None:

@@ -5,7 +5,11 @@ A cache is read back without being recomputed (Numba even unpickles its kernel i
 folder another local user could write is a way to run code as whoever reads it next. Every
 folder of a cache, from the cache root down, is checked each time it is used: it must be a
 directory owned by this user and not writable by group or others (:func:`private_dir`). Folders
-the package creates are created with mode 0700. A folder that fails the check is not used; the
+the package creates are created with mode 0700. The cache is used by its real path (symbolic
+links followed once, when it is checked), and only where nobody else can replace it: every
+folder above it belongs to this user or root, and is not writable by group or others unless it
+is sticky like ``/tmp`` (a link another user owns, or a folder they may rename, would let them
+swap in a folder of theirs after the check). A folder that fails the check is not used; the
 caller says so in one line and works without that cache.
 """
 
@@ -41,9 +45,11 @@ def temp_cache_root() -> Path:
 
 
 def check_private(path: Path) -> None:
-    """Raise :class:`NotPrivate` unless ``path`` (symlinks followed) is a directory owned by
-    this user that group and others cannot write."""
-    info = path.stat()
+    """Raise :class:`NotPrivate` unless ``path`` is a directory (not a symbolic link: its owner
+    could re-point it) owned by this user that group and others cannot write."""
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise NotPrivate(f"{path} is a symbolic link (use the folder it points to)")
     if not stat.S_ISDIR(info.st_mode):
         raise NotPrivate(f"{path} is not a folder")
     if info.st_uid != os.getuid():
@@ -55,12 +61,31 @@ def check_private(path: Path) -> None:
         )
 
 
+def check_fixed(path: Path) -> None:
+    """Raise :class:`NotPrivate` if another user could replace ``path`` (a real path) by moving
+    an entry of a folder above it: each belongs to this user or root, and group and others
+    cannot write it unless it is sticky (there only an entry's owner may move it)."""
+    for folder in path.parents:
+        info = folder.stat()
+        if info.st_uid not in (0, os.getuid()):
+            raise NotPrivate(
+                f"{folder} belongs to another user (uid {info.st_uid}), who could replace {path}"
+            )
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+            raise NotPrivate(
+                f"{folder} can be written by group or others (mode "
+                f"{stat.S_IMODE(info.st_mode):o}), who could replace {path}"
+            )
+
+
 def private_dir(root: Path, *parts: str) -> Path:
-    """``root/parts...``, each folder from ``root`` down created (mode 0700) if missing and
-    checked with :func:`check_private`. Raises :class:`NotPrivate` (or another ``OSError``,
-    e.g. a read-only file system)."""
+    """``root/parts...`` by its real path, each folder from ``root`` down created (mode 0700)
+    if missing and checked with :func:`check_private`, the folders above ``root`` with
+    :func:`check_fixed`. Raises :class:`NotPrivate` (or another ``OSError``, e.g. a read-only
+    file system)."""
     root.parent.mkdir(parents=True, exist_ok=True)
-    path = root
+    path = root.resolve()
+    check_fixed(path)
     for part in ("", *parts):
         path = path / part if part else path
         path.mkdir(mode=0o700, exist_ok=True)

@@ -132,6 +132,11 @@ def _at_least(option: str, value: int, least: int) -> None:
         raise UserError(f"{option}={value} is not allowed: use an integer >= {least}")
 
 
+MAX_SEEDS = 10_000
+"""The most data-order seeds one ``data live`` takes (each is a task per data set; live-v1 has 8):
+a range of 10**10 seeds ended in a MemoryError while it was listed."""
+
+
 def _seed_list(text: str) -> list[int]:
     """``0,3,5`` or ``0-7`` (both ends included)."""
     first, dash, last = text.partition("-")
@@ -140,6 +145,11 @@ def _seed_list(text: str) -> list[int]:
         raise UserError(
             f"--seeds={text!r} is not allowed: use integers >= 0, comma-separated (0,3,5) or "
             "a range (0-7)"
+        )
+    if dash and int(last) - int(first) + 1 > MAX_SEEDS:
+        raise UserError(
+            f"--seeds={text!r} is not allowed: {int(last) - int(first) + 1:,} seeds; use at "
+            f"most {MAX_SEEDS:,}"
         )
     return list(range(int(first), int(last) + 1)) if dash else [int(p) for p in parts]
 

@@ -299,7 +299,7 @@ class Store:
         if self.path.exists():
             if not self.path.is_dir():
                 raise StoreError(f"{self.path} is a file: choose a directory for --out")
-            if any(p.is_file() and not _is_scratch(p) for p in self.path.rglob("*")):
+            if any(p.is_file() and not self._is_scratch(p) for p in self.path.rglob("*")):
                 raise StoreError(
                     f"{self.path} is not empty and is not a sweep results directory "
                     f"(no {MANIFEST}): choose another --out"
@@ -383,10 +383,16 @@ class Store:
             _fsync_dir(self.parts_dir)
         return moved
 
+    def _is_scratch(self, path: Path) -> bool:
+        """Files a killed run may leave before its manifest exists: the lock and the manifest's
+        temporary file (another ``*.tmp`` is someone's file: never counted as ours)."""
+        return path.parent == self.path and path.name in (LOCK, MANIFEST + TMP)
+
     def clean_tmp(self) -> int:
-        """Remove the temporary files a killed run left behind; returns how many."""
+        """Remove the temporary files a killed run left behind (the manifest's and the parts');
+        returns how many."""
         removed = 0
-        for p in list(self.path.glob(f"*{TMP}")) + list(self.parts_dir.glob(f"*{TMP}")):
+        for p in [*self.path.glob(MANIFEST + TMP), *self.parts_dir.glob(f"*{TMP}")]:
             p.unlink(missing_ok=True)
             removed += 1
         return removed
@@ -425,8 +431,3 @@ class Store:
             by_policy=tuple(PolicyProgress(k, finished[k], totals[k]) for k in totals),
             problems=report.problems,
         )
-
-
-def _is_scratch(path: Path) -> bool:
-    """Files a killed run may leave before its manifest exists: the lock and ``*.tmp``."""
-    return path.name == LOCK or path.name.endswith(TMP)

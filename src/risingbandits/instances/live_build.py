@@ -43,6 +43,7 @@ from risingbandits.instances.live_cache import (
     task_path,
     write_task,
 )
+from risingbandits.instances.memory import check_table_size
 from risingbandits.modelselect.live_data import load_dataset
 from risingbandits.modelselect.live_training import (
     Curves,
@@ -184,6 +185,8 @@ def build_live(
     order = _checked_seeds(seeds)
     _check_count("units", units)
     _check_count("workers", workers)
+    # a task's curves (and its mini-batches) are made for every unit at once
+    check_table_size(max(len(pool_names(d)) for d in chosen), units, "units")
     try:
         folder = cache_folder(units)
     except NotPrivate as exc:

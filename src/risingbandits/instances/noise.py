@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from risingbandits.policies.machinery.checkpoint import number, shown
 from risingbandits.rewards import NOISE_BERNOULLI, NOISE_CURVE_STD, NOISE_GAUSSIAN, NOISE_NONE
 
 NoiseKind = Literal["gaussian", "bernoulli", "none", "curve-std"]
@@ -34,8 +35,10 @@ class Noise:
     def __post_init__(self) -> None:
         if self.kind not in _CODES:
             raise ValueError(f"noise kind={self.kind!r} is not allowed: use {ALLOWED}")
-        if self.kind == "gaussian" and not (self.sigma >= 0 and self.sigma < float("inf")):
-            raise ValueError(f"noise sigma={self.sigma!r} is not allowed: use a finite sigma >= 0")
+        if self.kind == "gaussian" and not (number(self.sigma) and self.sigma >= 0):
+            raise ValueError(
+                f"noise sigma={shown(self.sigma)} is not allowed: use a finite sigma >= 0"
+            )
         if self.kind != "gaussian":
             object.__setattr__(self, "sigma", 0.0)
 

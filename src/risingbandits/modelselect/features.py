@@ -141,7 +141,7 @@ def cached_bag_of_words(
     path = _cache_file(Path(cache_dir), digest, n_features)
     say = notify or (lambda message: None)
     try:  # a folder another user could write is neither read nor written
-        private_dir(path.parent)
+        path = private_dir(path.parent) / path.name  # by its real path
     except OSError as exc:
         say(f"the bag of words is not cached ({exc}): building it in memory ...")
         return bag_of_words(texts, label_array, n_features)

@@ -37,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import jit, vectorising_helper
+from risingbandits.instances.memory import available_memory, bytes_text
 
 KIND_LR = 0
 KIND_OGD = 1
@@ -51,6 +52,9 @@ ADAM_EPS = 1e-8
 
 _NAME = re.compile(r"^(lr|ogd)_([0-9.eE+-]+)$|^nn_([0-9]+(?:-[0-9]+)*)$")
 NAME_RULE = "lr_<alpha>, ogd_<beta> or nn_<h1>-<h2>-..., e.g. lr_0.003, ogd_0.1, nn_2-2"
+MLP_ARRAYS = 4
+"""Arrays of a network's parameter count an MLP learner holds: weights, Adam's two moments and
+the gradient (8 bytes a number)."""
 
 
 class LearnerState(NamedTuple):
@@ -159,6 +163,7 @@ def new_state(spec: LearnerSpec, n_features: int, rng: np.random.Generator) -> L
             np.zeros(1, np.int64),
         )
     n_params = sum(a * b + b for a, b in itertools.pairwise(sizes))
+    _check_network_memory(spec, n_params)
     params = np.zeros(n_params)
     for weights, biases in mlp_views(sizes, params):
         bound = math.sqrt(6.0 / (weights.shape[0] + weights.shape[1]))
@@ -177,6 +182,19 @@ def new_state(spec: LearnerSpec, n_features: int, rng: np.random.Generator) -> L
         np.zeros(n_units),
         np.zeros(1, np.int64),
     )
+
+
+def _check_network_memory(spec: LearnerSpec, n_params: int) -> None:
+    """Refuse a network whose arrays do not fit in the memory available (one line, instead of
+    a ``MemoryError`` or numpy's "Maximum allowed dimension exceeded")."""
+    need = MLP_ARRAYS * 8 * n_params
+    available = available_memory()
+    if available is not None and need > available:
+        raise ValueError(
+            f"learner={spec.name!r} is not allowed: its {n_params:,} parameters take "
+            f"{bytes_text(need)} (weights, Adam's moments and gradient) and "
+            f"{bytes_text(available)} of memory is available: use smaller hidden layers"
+        )
 
 
 @vectorising_helper

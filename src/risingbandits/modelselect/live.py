@@ -19,6 +19,7 @@ pulls made, V*(T) - sum_i sum_{n <= N_i} curve_i(n) (DECISIONS.md rows 2 and 15)
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ def run_live(
     orders = [rng.permutation(pool) for rng in rngs]
     pulls = np.zeros(len(learners), np.int64)
     rewards = np.zeros(len(learners))
-    arms = np.zeros(budget, np.int32)
+    arms = array("i")  # 4 bytes a pull made: grows with the pulls, not with the budget
     for t in range(budget):
         arm = selector.select()
         n = pulls[arm] % pool.shape[0]
@@ -117,7 +118,7 @@ def run_live(
         selector.update(arm, reward)
         pulls[arm] += 1
         rewards[arm] += reward
-        arms[t] = arm
+        arms.append(arm)
         if progress is not None and ((t + 1) % 1000 == 0 or t + 1 == budget):
             progress(t + 1, budget)
     held_out = np.array([accuracy(s, indptr, ind, val, labels, test_rows) for s in states])
@@ -130,7 +131,7 @@ def run_live(
         pulls,
         rewards,
         held_out,
-        arms,
+        np.asarray(arms, np.int32),
         selector.recommend(),
     )
 

@@ -88,23 +88,34 @@ def identity(stores: dict[str, Path], size: Size) -> dict[str, Any]:
     }
 
 
+def recorded_identity(out: Path) -> dict[str, Any]:
+    """The identity ``out/report.json`` records (``{"size": text, "stores": {name: text}}``),
+    checked field by field; a ReportError line when it is missing, unreadable or of another
+    shape."""
+    try:
+        old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]
+        stores = old.get("stores", {})
+        if not isinstance(old.get("size"), str) or not isinstance(stores, dict):
+            raise TypeError("not an identity")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        raise ReportError(
+            f"{out / REPORT_MD} exists and is not a reproduction report: choose another --out "
+            "or pass --overwrite"
+        ) from None
+    return {"size": old["size"], "stores": stores}
+
+
 def check_replaceable(out: Path, new: dict[str, Any] | None, overwrite: bool) -> None:
     """Refuse to replace a report of another run: another size, or a store with another spec.
     A report of a subset of the same stores (an earlier target) may be replaced."""
     if overwrite or not (out / REPORT_MD).exists():
         return
     where = out / REPORT_MD
-    try:
-        old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ReportError(
-            f"{where} exists and is not a reproduction report: choose another --out or pass "
-            "--overwrite"
-        ) from None
+    old = recorded_identity(out)
     if new is None:
         return
-    same = old.get("size") == new["size"] and all(
-        new["stores"].get(k) == v for k, v in old.get("stores", {}).items()
+    same = old["size"] == new["size"] and all(
+        new["stores"].get(k) == v for k, v in old["stores"].items()
     )
     if not same:
         raise ReportError(
@@ -116,10 +127,9 @@ def check_replaceable(out: Path, new: dict[str, Any] | None, overwrite: bool) ->
 def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
     """Refuse before any work when ``out`` holds a report that is not a reproduction report
     or one of another size (the spec hashes are compared when the report is written)."""
-    check_replaceable(out, None, overwrite)  # the JSON is readable when the report exists
     if overwrite or not (out / REPORT_MD).exists():
         return
-    old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]["size"]
+    old = recorded_identity(out)["size"]
     if old != size.name:
         raise ReportError(
             f"{out / REPORT_MD} is the report of a {old} run; this is a {size.name} run: choose "

@@ -158,7 +158,10 @@ class OnlineRun:
         self._record(arm, reward)
 
     def _record(self, arm: int, reward: float) -> None:
-        value = float(reward)
+        try:  # True, "0.5": float() would take them; None, "x": float() raised its own error
+            value = float("nan") if isinstance(reward, bool | str | bytes) else float(reward)
+        except (TypeError, ValueError):
+            value = float("nan")
         if not REWARD_LOW <= value <= REWARD_HIGH:  # also refuses NaN
             raise reward_error(self.owner, reward)
         self.t += 1
