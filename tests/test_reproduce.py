@@ -8,6 +8,7 @@ import json
 import re
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -184,6 +185,30 @@ def test_a_foreign_report_is_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="is not a reproduction report"):
         reproduce("theory", tmp_path, quick=True)
     assert (tmp_path / "report.md").read_text() == "my notes\n"
+
+
+def test_a_run_killed_while_writing_its_report_leaves_a_folder_the_next_run_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """report.md was written first and report.json last: a kill between them left a report.md
+    without its JSON, and the next run refused the folder as "not a reproduction report"."""
+    from risingbandits.reproduce import report
+
+    real = report.atomic_write
+
+    def killed_at_the_html(path: Path, write: Any) -> None:
+        if path.name == report.REPORT_HTML:
+            raise KeyboardInterrupt
+        real(path, write)
+
+    monkeypatch.setattr(report, "atomic_write", killed_at_the_html)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce("theory", tmp_path, quick=True)
+    assert (tmp_path / "report.json").exists() and not (tmp_path / "report.md").exists()
+    monkeypatch.setattr(report, "atomic_write", real)
+    result = reproduce("theory", tmp_path, quick=True)
+    assert result.report == tmp_path / "report.md" and result.report.exists()
+    assert json.loads((tmp_path / "report.json").read_text())["identity"]["size"] == "quick"
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,14 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import asdict
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 from risingbandits import __version__
 from risingbandits.analysis.summary import RECONSTRUCTION_NOTE
 from risingbandits.experiments.executors import Executor
-from risingbandits.experiments.store import Store
+from risingbandits.experiments.store import Store, atomic_write
 from risingbandits.instances import intro
 from risingbandits.instances.families import PAPER_HORIZON
 from risingbandits.plots.common import DPI
@@ -258,8 +259,14 @@ def write_report(
     check_replaceable(out, identity(stores, size), overwrite)
     with nullcontext() if pool is None else figures_on(pool):
         blocks, claims, payload = build(out, size, theory, dpi, found, pool)
-    (out / REPORT_MD).write_text(to_markdown(blocks, out), encoding="utf-8")
-    (out / REPORT_HTML).write_text(to_html(blocks, TITLE), encoding="utf-8")
     payload = {"identity": payload.pop("identity"), "library_version": __version__, **payload}
-    (out / REPORT_JSON).write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    texts = {
+        REPORT_JSON: json.dumps(payload, indent=1),
+        REPORT_HTML: to_html(blocks, TITLE),
+        REPORT_MD: to_markdown(blocks, out),
+    }
+    # each file whole, report.md last: a run killed while writing never leaves a report.md
+    # whose report.json is missing or another run's (the next run would refuse the folder)
+    for name, text in texts.items():
+        atomic_write(out / name, methodcaller("write", text.encode("utf-8")))
     return out / REPORT_MD, claims
