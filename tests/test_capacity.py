@@ -100,8 +100,10 @@ def test_a_horizon_beyond_2_53_is_one_line() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", [85.0, 90, -1.5, 2.01, float("nan"), float("inf"), True, "0.5", None, "x", [0.5]]
-)  # True and "0.5" were taken as 1 and 0.5; None, "x" and [0.5] raised float()'s own error
+    "bad",
+    [85.0, 90, -1.5, 2.01, float("nan"), float("inf"), True, np.True_, "0.5", None, "x", [0.5]],
+)  # True, np.True_ and "0.5" were taken as 1, 1 and 0.5; None, "x" and [0.5] raised float()'s
+# own error
 def test_a_value_that_cannot_be_a_reward_is_refused_naming_score_range(bad: float) -> None:
     policy = make_policy("cure-ucb").reset(2, 200, noise_proxy=0.1)
     arm = policy.select()

@@ -225,6 +225,17 @@ def test_demo_writes_figure_runs_again_and_refuses_to_replace_other_results(
     assert json.loads((out / "figure1.json").read_text()) == table
 
 
+def test_demo_with_seeds_beyond_memory_is_refused_before_its_folder_is_made(
+    tmp_path: Path,
+) -> None:
+    """``demo --seeds 10000000000`` was refused by the simulator, after --out had been made."""
+    out = tmp_path / "demo"
+    res = runner.invoke(app, ["demo", "--out", str(out), "--seeds", "10000000000"])
+    assert res.exit_code == 2 and "--seeds=10,000,000,000 is not allowed" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def test_run_imdb_with_curves_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from risingbandits.instances.families import IMDB_ARMS
 

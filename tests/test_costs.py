@@ -60,6 +60,7 @@ def test_without_costs_every_pull_costs_one() -> None:
         ([1.0, np.inf], "costs[arm 1 (b), pull 1] = inf is not allowed: use a finite number > 0"),
         ([1.0, 1e308], "costs[arm 1 (b), pull 2] = 1e+308 is not allowed: use costs whose sum"),
         (["1", "2"], "costs has text values (dtype <U1): use numbers > 0"),
+        ([True, True], "costs has boolean values (dtype bool): use numbers > 0"),
     ],
 )
 def test_bad_costs_give_one_line(costs: object, message: str) -> None:

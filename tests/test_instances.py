@@ -42,6 +42,7 @@ def test_from_functions_vectorised_and_scalar() -> None:
         ([[0.1, 0.2], [-0.1, 0.5]], r"means\[arm 1, pull 1\] = -0.1 is outside"),
         ([[0.1, 0.2, 0.15], [0.1, 0.2, 0.3]], r"means\[arm 0\] decreases at pull 3"),
         ([["0.1", "0.2"], ["0.1", "0.2"]], r"^means has text values \(dtype <U3\): use numbers"),
+        ([[False, True], [False, True]], r"^means has boolean values \(dtype bool\): use numbers"),
     ],
 )
 def test_validation_names_arm_and_pull(means: object, message: str) -> None:

@@ -211,7 +211,7 @@ BYTES_PER_SEED = 100
 reward, recommendation, regret and gap (more with more arms, checkpoints or a trace)."""
 
 
-def _check_seed_memory(n_seeds: int) -> None:
+def check_seed_memory(n_seeds: int) -> None:
     """Refuse a count of seeds whose results do not fit in the memory available (10**10 seeds
     were a MemoryError traceback while the seed list was built)."""
     need = n_seeds * BYTES_PER_SEED
@@ -233,7 +233,7 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
             raise ValueError(
                 f"seeds={seeds} is not allowed: use a count in 1..{sys.maxsize} or a list of seeds"
             )
-        _check_seed_memory(int(seeds))
+        check_seed_memory(int(seeds))
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]

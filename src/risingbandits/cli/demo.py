@@ -16,7 +16,7 @@ from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances import Noise, intro
 from risingbandits.outputs import writable_dir
 from risingbandits.policies import POLICIES, make_policy
-from risingbandits.simulate import simulate_horizons
+from risingbandits.simulate import check_seed_memory, simulate_horizons
 
 # Figure 1 compares these three; UCB1 is shown as a classic stationary reference.
 DEMO_POLICIES = ("cure-ucb", "red-ucb", "sw-ucb", "ucb1")
@@ -54,6 +54,7 @@ def demo(
     """Figure 1: CURE-UCB against the available baselines on the intro instance, T = 5k..50k."""
     if seeds < 1:
         raise UserError(f"--seeds={seeds} is not allowed: use an integer >= 1")
+    check_seed_memory(seeds)  # before --out is made
     from risingbandits.plots.intro import plot_figure1
 
     png, table_path = out / "figure1.png", out / "figure1.json"

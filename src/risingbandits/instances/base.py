@@ -52,10 +52,12 @@ def arm_name_tuple(names: Any) -> tuple[str, ...]:
     return out
 
 
-def _refuse_text(raw: np.ndarray, field: str, allowed: str) -> None:
-    """Refuse a table of strings (NumPy would read ``"0.1"`` as a number)."""
-    if raw.dtype.kind in "SU":
-        raise ValueError(f"{field} has text values (dtype {raw.dtype}): use {allowed}")
+def _refuse_non_numbers(raw: np.ndarray, field: str, allowed: str) -> None:
+    """Refuse a table of strings or of booleans (NumPy would read ``"0.1"`` and ``True`` as
+    numbers)."""
+    if raw.dtype.kind in "SUb":
+        kind = "boolean" if raw.dtype.kind == "b" else "text"
+        raise ValueError(f"{field} has {kind} values (dtype {raw.dtype}): use {allowed}")
 
 
 def validate_means(
@@ -76,7 +78,7 @@ def validate_means(
         raise ValueError(
             f"{field} has complex values (dtype {raw.dtype}): use real numbers in [0, 1]"
         )
-    _refuse_text(raw, field, "numbers in [0, 1]")
+    _refuse_non_numbers(raw, field, "numbers in [0, 1]")
     if table.ndim != 2:
         raise ValueError(f"{field} must be a 2-D array (arms x pulls); got shape {table.shape}")
     n_arms, n_pulls = table.shape
@@ -137,7 +139,7 @@ def _validate_std(std: Any, shape: tuple[int, ...]) -> np.ndarray:
         table = np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("noise_std must be a numeric 2-D array (arms x pulls)") from None
-    _refuse_text(raw, "noise_std", "numbers >= 0")
+    _refuse_non_numbers(raw, "noise_std", "numbers >= 0")
     if table.shape != shape:
         raise ValueError(f"noise_std has shape {table.shape}: use the shape of means, {shape}")
     refuse_first(table, ~np.isfinite(table) | (table < 0.0), "noise_std", "a finite number >= 0")
@@ -154,7 +156,7 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
         table = None if np.iscomplexobj(raw) else np.array(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("costs must be numbers: one per arm, or a table arms x pulls") from None
-    _refuse_text(raw, "costs", "numbers > 0")
+    _refuse_non_numbers(raw, "costs", "numbers > 0")
     if table is None or table.ndim not in (1, 2):
         raise ValueError(
             f"costs has shape {np.shape(costs)}: use one cost per arm ({shape[0]},) or the "

@@ -159,7 +159,8 @@ class OnlineRun:
 
     def _record(self, arm: int, reward: float) -> None:
         try:  # True, "0.5": float() would take them; None, "x": float() raised its own error
-            value = float("nan") if isinstance(reward, bool | str | bytes) else float(reward)
+            refused = isinstance(reward, bool | np.bool_ | str | bytes)
+            value = float("nan") if refused else float(reward)
         except (TypeError, ValueError):
             value = float("nan")
         if not REWARD_LOW <= value <= REWARD_HIGH:  # also refuses NaN
