@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from risingbandits.cli import app
+from risingbandits.cli.signals import Stopped
 
 runner = CliRunner()
 
@@ -234,6 +236,29 @@ def test_demo_with_seeds_beyond_memory_is_refused_before_its_folder_is_made(
     assert res.exit_code == 2 and "--seeds=10,000,000,000 is not allowed" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("stop", "line", "code"),
+    [
+        (KeyboardInterrupt(), "interrupted", 130),
+        (Stopped(signal.SIGTERM), "stopped by SIGTERM", 143),
+    ],
+)
+def test_a_command_stopped_by_a_signal_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, stop: KeyboardInterrupt, line: str, code: int
+) -> None:
+    """Ctrl-C or SIGTERM during `run` (no handler of its own) exited 130 without a word, also
+    for SIGTERM (Typer's own handling); it is one line with the signal's exit code."""
+    from risingbandits.cli import run as run_command
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise stop
+
+    monkeypatch.setattr(run_command, "simulate", stopped)
+    res = runner.invoke(app, ["run", "--policy", "ucb1", "--horizon", "100", "--seeds", "2"])
+    assert res.exit_code == code
+    assert res.stderr.strip().splitlines() == [line]
 
 
 def test_run_imdb_with_curves_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

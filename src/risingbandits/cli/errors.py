@@ -12,6 +12,7 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from typer.models import ArgumentInfo, OptionInfo
 
+from risingbandits.cli.signals import interruption
 from risingbandits.extras import MissingExtra
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -43,7 +44,10 @@ def os_error_text(exc: OSError) -> str:
 def user_errors(fn: F) -> F:
     """Turn ``ValueError`` / ``UserError`` / missing files / missing optional dependencies
     raised by a command into :func:`fail` (code 2), and any other ``OSError`` (an unreadable
-    file, a full disk) into one line with code 1."""
+    file, a full disk) into one line with code 1. Ctrl-C, SIGTERM and SIGHUP that the command
+    does not handle itself are one line too (``interrupted``, ``stopped by SIGTERM``) with the
+    code of :mod:`~risingbandits.cli.signals` (Typer's own handling exits 130 without a word,
+    also for SIGTERM)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -54,6 +58,10 @@ def user_errors(fn: F) -> F:
             fail(as_option(line, option_names(fn)))
         except OSError as exc:
             fail(os_error_text(exc), code=1)
+        except KeyboardInterrupt as exc:
+            what, code = interruption(exc)
+            typer.echo(what, err=True)
+            raise typer.Exit(code) from None
 
     return wrapper  # type: ignore[return-value]
 
