@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import risingbandits as rb
-from risingbandits.instances import read_means_file
+from risingbandits.instances import memory, read_means_file
 from risingbandits.instances.families import family_instance, generate
 
 
@@ -134,3 +136,35 @@ def test_families_are_reproducible_by_name() -> None:
     assert a[0].name != a[1].name
     with pytest.raises(ValueError, match="family='nope'"):
         generate("nope", 1)
+
+
+# -- the memory available (instances/memory.py) ---------------------------------------------------
+
+
+def test_a_cgroup_limit_bounds_the_memory_available(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a container MemAvailable is the host's: the cgroup's limit minus its anonymous memory
+    (its page cache can be reclaimed) is what is left; no limit ("max") leaves the system's."""
+    monkeypatch.setattr(memory, "CGROUP", tmp_path)
+    (tmp_path / "memory.max").write_text("1000000000\n")
+    (tmp_path / "memory.stat").write_text("anon 400000000\nfile 500000000\n")
+    assert memory.limits_left()[0] == 600_000_000
+    assert memory.available_memory() == 600_000_000
+    (tmp_path / "memory.max").write_text("max\n")
+    assert memory.limits_left()[0] is None
+    assert memory.available_memory() > 600_000_000
+
+
+def test_an_address_space_limit_bounds_the_memory_available(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ulimit -v` (RLIMIT_AS) was ignored: a table refused by nothing failed with MemoryError."""
+    monkeypatch.setattr(memory, "CGROUP", tmp_path)  # no cgroup limit here
+    limit = 2 * 10**9
+    monkeypatch.setattr(memory.resource, "getrlimit", lambda which: (limit, limit))
+    left = memory.limits_left()[1]
+    assert left is not None and 0 < left < limit  # minus what this process maps already
+    assert memory.available_memory() == min(left, memory._system_memory() or left)
+    with pytest.raises(ValueError, match="horizon T=50,000,000 is not allowed"):
+        memory.check_table_size(2, 50_000_000)  # 2.4 GB while built: fits 24 GiB, not 2 GB

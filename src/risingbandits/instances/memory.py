@@ -3,21 +3,32 @@
 A K x T table of float64 takes 8 K T bytes; a constructor holds about :data:`PEAK_COPIES`
 tables' worth at once (the pull numbers, the raw table, the validated read-only copy). A table
 whose peak would exceed the memory available (``MemAvailable`` of ``/proc/meminfo``, else the
-physical memory) is refused with one line that says how much it would take, instead of a
-``MemoryError`` or the kernel's out-of-memory killer.
+physical memory; less under a cgroup's memory limit or a ``ulimit -v``) is refused with one
+line that says how much it would take, instead of a ``MemoryError`` or the kernel's
+out-of-memory killer.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 from pathlib import Path
+
+CGROUP = Path("/sys/fs/cgroup")
+"""Where a cgroup v2 memory limit (``memory.max``) and use (``memory.stat``) are read."""
 
 BYTES_PER_MEAN = 8
 PEAK_COPIES = 3
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (None when the system does not say)."""
+    """Bytes of memory available to a new allocation (None when the system does not say): the
+    system's, or less where this process is limited (:func:`limits_left`)."""
+    known = [n for n in (_system_memory(), *limits_left()) if n is not None]
+    return min(known) if known else None
+
+
+def _system_memory() -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
@@ -28,6 +39,33 @@ def available_memory() -> int | None:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def limits_left() -> tuple[int | None, int | None]:
+    """What is left under this process's cgroup memory limit (``memory.max`` minus the anonymous
+    memory of ``memory.stat``: a container's ``MemAvailable`` is the host's, and its page cache,
+    counted in ``memory.current``, can be reclaimed) and under its address-space limit
+    (``ulimit -v`` minus ``VmSize``); None where there is no limit or it cannot be read."""
+    cgroup = None
+    try:
+        limit = (CGROUP / "memory.max").read_text().strip()
+        if limit != "max":
+            stat = (CGROUP / "memory.stat").read_text().splitlines()
+            anon = next(int(line.split()[1]) for line in stat if line.startswith("anon "))
+            cgroup = max(0, int(limit) - anon)
+    except (OSError, ValueError, IndexError, StopIteration):
+        pass
+    address = None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            status = Path("/proc/self/status").read_text().splitlines()
+            vm = next(line for line in status if line.startswith("VmSize:"))
+            size = int(vm.split()[1]) * 1024
+            address = max(0, soft - size)
+        except (OSError, ValueError, IndexError, StopIteration):
+            address = soft
+    return cgroup, address
 
 
 def bytes_text(n: float) -> str:
