@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -144,6 +145,28 @@ def test_cli_writes_figures_and_numbers(tmp_path: Path) -> None:
     assert code == 2 and "already exists: pass --overwrite" in err
     assert (out / "explain.json").read_bytes() == before
     assert invoke("--horizon", "3000", "--out", str(out), "--overwrite")[0] == 0
+
+
+def test_a_run_killed_while_writing_a_table_leaves_no_partial_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run killed while it wrote terms-<policy>.csv left its first rows under the final name
+    (and a rerun then refused the folder with the truncated table in it)."""
+    from risingbandits.cli import explain as cli_explain
+
+    ex = explain(rb.intro(2_000), [make_policy("cure-ucb")], 2_000, 0, [200])
+    real = np.savetxt
+
+    def killed(fname: Any, X: np.ndarray, **kwargs: Any) -> None:
+        real(fname, X[:10], **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savetxt", killed)
+    with pytest.raises(KeyboardInterrupt):
+        cli_explain.write_outputs(ex, tmp_path)
+    assert (tmp_path / "explain.csv").is_file()
+    assert not (tmp_path / "terms-cure-ucb.csv").exists()
+    assert not list(tmp_path.glob("*.tmp"))
 
 
 @pytest.mark.parametrize(

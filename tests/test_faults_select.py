@@ -109,6 +109,26 @@ def test_a_checkpoint_in_use_by_another_thread_is_refused_and_one_thread_may_nes
     assert not (tmp_path / "run.json.lock").exists()
 
 
+def test_a_file_of_the_user_s_where_the_lock_file_goes_is_never_replaced(tmp_path: Path) -> None:
+    """``select --checkpoint poetry`` truncated the user's poetry.lock, wrote its pid into it and
+    deleted it at the end."""
+    log, saved = tmp_path / "log", tmp_path / "poetry"
+    mine = tmp_path / "poetry.lock"
+    mine.write_text('[[package]]\nname = "numpy"\n')
+    args = ["select", *logging_commands(log, 0), "--budget", "2", "--checkpoint", str(saved)]
+    args += ["--policy", "ucb1"]
+    line = one_line_error(args)
+    assert f"{str(mine)!r}, where its lock file goes, is a file that no run wrote" in line
+    assert mine.read_text() == '[[package]]\nname = "numpy"\n'
+    assert not log.exists() and not saved.exists()
+    # what a killed run leaves (its record, or an empty file) is its lock file: taken over
+    for left in ('{"pid": 1, "host": "box", "started": "2026-01-01T00:00:00+00:00"}', ""):
+        mine.write_text(left)
+        assert runner.invoke(app, args).exit_code == 0
+        assert not mine.exists()
+        saved.unlink()
+
+
 def test_a_checkpoint_in_a_missing_folder_is_refused_before_any_command(tmp_path: Path) -> None:
     log, saved = tmp_path / "log", tmp_path / "missing" / "run.json"
     args = ["select", *logging_commands(log, 0), "--budget", "4", "--checkpoint", str(saved)]

@@ -289,6 +289,22 @@ def test_selections_sharing_a_storage_keep_one_summary_each(tmp_path: Path) -> N
     assert [s.summary_key for s in selections] == ["risingbandits:0", "risingbandits:3"]
 
 
+def test_the_given_candidates_are_not_swapped_with_a_trial_the_user_enqueued() -> None:
+    # study.ask takes the oldest WAITING trial: the user's own queued one, or one another
+    # process's selection enqueued, took a candidate's place and left a candidate waiting
+    study = optuna.create_study(direction="maximize")
+    study.enqueue_trial({"model": "mlp", "alpha": 0.1})  # for the user's study.optimize later
+    selection = OptunaSelection(study, CANDIDATES, budget=6, seed=0)
+    assert selection.params == CANDIDATES
+    best = selection.run(lambda i, trial: 0.1 * (i + 1))
+    assert best.params == CANDIDATES[best.user_attrs[CANDIDATE_ATTR]]
+    states = [t.state for t in study.trials]
+    assert states[0] == optuna.trial.TrialState.WAITING  # still the user's
+    assert optuna.trial.TrialState.WAITING not in states[1:]
+    study.enqueue_trial({"model": "linear"})  # a value the candidates do not give
+    assert OptunaSelection(study, CANDIDATES, budget=6).params == CANDIDATES
+
+
 def test_a_timeout_is_seconds_of_training_failed_steps_included(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -187,6 +187,17 @@ def test_a_foreign_report_is_not_overwritten(tmp_path: Path) -> None:
     assert (tmp_path / "report.md").read_text() == "my notes\n"
 
 
+@pytest.mark.parametrize("name", ["report.json", "report.html"])
+def test_a_foreign_report_json_or_html_is_not_overwritten(tmp_path: Path, name: str) -> None:
+    """Only report.md was checked: a folder with the user's own report.json or report.html
+    (and no report.md) had them replaced without a word."""
+    (tmp_path / name).write_text('{"mine": 1}\n')
+    with pytest.raises(ReportError, match=f"{name} exists and is not a reproduction report"):
+        reproduce("theory", tmp_path, quick=True)
+    assert (tmp_path / name).read_text() == '{"mine": 1}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
 def test_a_run_killed_while_writing_its_report_leaves_a_folder_the_next_run_takes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 import risingbandits.cli.theory as theory_cli
@@ -122,6 +124,31 @@ def test_bound_writes_png_and_refuses_to_overwrite(tmp_path: Path) -> None:
         "--overwrite",
     )
     assert code == 0 and "wrote" in out
+
+
+def test_bound_killed_while_writing_keeps_the_figure_it_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --overwrite, a run killed while matplotlib wrote the figure left a partial file in
+    place of the user's (and without it, a partial figure the next run refused to replace)."""
+
+    def killed(fig: Figure, fname: Any, **kwargs: Any) -> None:
+        if isinstance(fname, str | Path):
+            Path(fname).write_bytes(b"partial")
+        else:
+            fname.write(b"partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", killed)
+    (tmp_path / "kept.pdf").write_bytes(b"kept")
+    for name in ("kept.pdf", "new.svg"):
+        out = str(tmp_path / name)
+        code, _, _ = invoke(
+            "bound", "--horizons", "50", "--seeds", "1", "--out", out, "--overwrite"
+        )
+        assert code != 0
+    assert (tmp_path / "kept.pdf").read_bytes() == b"kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.pdf"]  # no new.svg, no *.tmp
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,9 @@
 when its holder exits in any way (SIGKILL included), so no stale lock outlives a run. The holder
 writes its pid, host and start time into the file, so that a process refused can say which run
 is in the way. The file is removed when the holder is done; a process that opened it just
-before is not fooled: it only counts a lock on the file that is still at the path.
+before is not fooled: it only counts a lock on the file that is still at the path. A file at
+the path that no holder wrote (neither empty nor naming one) is the user's: it is refused, never
+replaced or removed.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ class Busy(ValueError):
     """Another process holds the lock (the message names it: pid, host, start)."""
 
 
-def _holder_text(fd: int) -> str:
-    """``pid 123 on host 'box', started ...`` from the lock file, checked field by field (the
-    file is only read for this message); ``another process`` when it says nothing usable."""
+def _holder(fd: int) -> str | None:
+    """``pid 123 on host 'box', started ...`` from the lock file, checked field by field;
+    None when it says nothing usable (anyone may have written it)."""
     try:
         data = json.loads(os.pread(fd, HOLDER_BYTES, 0))
         pid, host, started = data["pid"], data["host"], data["started"]
@@ -42,8 +44,14 @@ def _holder_text(fd: int) -> str:
             raise ValueError("not a holder")
         when = datetime.fromisoformat(started).strftime("%Y-%m-%d %H:%M:%S %Z")
     except (OSError, ValueError, TypeError, KeyError, RecursionError):
-        return "another process"
+        return None
     return f"pid {pid} on host {host!r}, started {when}"
+
+
+def _holder_text(fd: int) -> str:
+    """The holder named by the lock file (only read for this message), or ``another
+    process``."""
+    return _holder(fd) or "another process"
 
 
 def _same_file(fd: int, path: Path) -> bool:
@@ -86,6 +94,12 @@ def exclusive(path: str | Path, what: str, advice: str) -> Iterator[None]:
             break
     else:
         raise Busy(f"{what} is in use: its lock file {str(lock_path)!r} keeps being replaced")
+    if os.fstat(fd).st_size and _holder(fd) is None:  # a file of the user's, not a lock file
+        os.close(fd)
+        raise ValueError(
+            f"{what} cannot be used: {str(lock_path)!r}, where its lock file goes, is a file "
+            "that no run wrote: move it away, or give another file"
+        )
     try:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": started}

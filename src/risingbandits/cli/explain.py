@@ -4,10 +4,13 @@ the index terms over time, as PNG, JSON and CSV)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
+from functools import partial
+from operator import methodcaller
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import numpy as np
 import typer
@@ -17,6 +20,7 @@ from rich.table import Table
 from risingbandits.cli.demo import writable_outputs
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.run import load_instance
+from risingbandits.experiments.store import atomic_write
 from risingbandits.explain import Explanation, explain
 from risingbandits.instances import Noise
 from risingbandits.instances.families import use_curves_dir
@@ -54,10 +58,15 @@ def default_rounds(horizon: int) -> list[int]:
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
+    def write(f: IO[bytes]) -> None:
+        text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+        writer = csv.writer(text)
         writer.writerow(header)
         writer.writerows(rows)
+        text.flush()
+        text.detach()
+
+    atomic_write(path, write)
 
 
 def write_outputs(ex: Explanation, out: Path) -> list[Path]:
@@ -67,14 +76,21 @@ def write_outputs(ex: Explanation, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [plot_stages(ex, out / "figure3.png"), plot_terms(ex, out / "terms.png")]
     payload = json.dumps(ex.to_dict(), indent=1, allow_nan=False)
-    (out / "explain.json").write_text(payload, encoding="utf-8")
+    # each table whole (temporary file, rename): a run killed while writing one never leaves
+    # its first rows under the final name
+    atomic_write(out / "explain.json", methodcaller("write", payload.encode("utf-8")))
     write_csv(out / "explain.csv", *ex.table())
     paths += [out / "explain.json", out / "explain.csv"]
     for run in ex.runs:
         header, rows = run.series(ex.instance.arm_names)
         path = out / f"terms-{run.label}.csv"
         fmt = ["%d", "%d"] + ["%.17g"] * (rows.shape[1] - 2)
-        np.savetxt(path, rows, fmt=fmt, delimiter=",", header=",".join(header), comments="")
+        atomic_write(
+            path,
+            partial(
+                np.savetxt, X=rows, fmt=fmt, delimiter=",", header=",".join(header), comments=""
+            ),
+        )
         paths.append(path)
     return paths
 

@@ -136,7 +136,8 @@ def _fsync_dir(path: Path) -> None:
 def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
     """Write ``path`` through ``write(file)`` under ``path.tmp``, fsync, then rename.
 
-    On failure (a full disk) the temporary file is removed and the ``OSError`` names ``path``.
+    On failure (a full disk) the temporary file is removed and the ``OSError`` names ``path``;
+    on an interrupt it is removed too.
     """
     tmp = path.with_name(path.name + TMP)
     try:
@@ -148,6 +149,9 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     _fsync_dir(path.parent)
 
 

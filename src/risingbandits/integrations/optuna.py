@@ -1,8 +1,9 @@
 """Rising-bandit model selection over Optuna trials, with Optuna's ask-and-tell interface.
 
-K trials are created up front (``study.ask``), their parameters taken from a list given by the
-user (each enqueued with ``study.enqueue_trial`` and recorded with a categorical distribution
-of the values given for it) or sampled once from an Optuna search space by the study's sampler.
+K trials are created up front, their parameters taken from a list given by the user (each a
+new trial of its own, not one waiting in the study's queue, recorded with a categorical
+distribution of the values given for it) or sampled once from an Optuna search space by the
+study's sampler (``study.ask``).
 A :class:`~risingbandits.modelselect.ModelSelector` then chooses which trial trains next; each
 score is reported as ``trial.report(score, step)`` with ``step`` the trial's own number of
 training steps, so the study's storage (and ``optuna-dashboard``) shows every learning curve
@@ -139,6 +140,19 @@ def _sampled(space: Any, n_candidates: Any) -> list[dict[str, Any]]:
     return [dict(space)] * n_candidates
 
 
+def _given_trial(
+    study: optuna.Study, params: dict[str, Any], distributions: dict[str, Any]
+) -> optuna.Trial:
+    """A new RUNNING trial of ``study`` with ``params``, made directly (as ``study.add_trial``
+    does): ``study.ask`` would take the oldest WAITING trial instead, one the user or another
+    process's selection enqueued, and leave this candidate's waiting."""
+    optuna = _optuna()
+    template = optuna.trial.create_trial(
+        state=optuna.trial.TrialState.RUNNING, params=params, distributions=distributions
+    )
+    return optuna.Trial(study, study._storage.create_new_trial(study._study_id, template))
+
+
 class OptunaSelection:
     """K Optuna trials trained step by step; a rising-bandit policy picks the next one.
 
@@ -168,7 +182,7 @@ class OptunaSelection:
         # everything is checked before the first trial is created
         if search_space is not None:
             fixed = _sampled(search_space, n_candidates)
-            enqueued: list[dict[str, Any] | None] = [None] * len(fixed)
+            given: list[dict[str, Any] | None] = [None] * len(fixed)
         else:
             if isinstance(candidates, Mapping | str) or not isinstance(candidates, Sequence):
                 raise ValueError(
@@ -176,16 +190,17 @@ class OptunaSelection:
                 )
             distributions = _categorical(candidates)
             fixed = [{name: distributions[name] for name in params} for params in candidates]
-            enqueued = [dict(params) for params in candidates]
+            given = [dict(params) for params in candidates]
         self.selector = ModelSelector(  # candidates named "candidate{i}"
             len(fixed), amount, cost=cost, **selector_options
         )
         self.study = study
         self.trials: list[optuna.Trial] = []
-        for params, distributions_of_trial in zip(enqueued, fixed, strict=True):
-            if params is not None:
-                study.enqueue_trial(params, skip_if_exists=False)
-            self.trials.append(study.ask(fixed_distributions=distributions_of_trial))
+        for params, distributions_of_trial in zip(given, fixed, strict=True):
+            if params is None:
+                self.trials.append(study.ask(fixed_distributions=distributions_of_trial))
+            else:
+                self.trials.append(_given_trial(study, params, distributions_of_trial))
         # a trial belongs to one selection, so its first trial's number names the selection
         self.summary_key = f"{SUMMARY_PREFIX}{self.trials[0].number}"
         """Key of this selection's summary in the study's user attributes."""

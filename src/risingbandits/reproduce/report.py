@@ -89,10 +89,10 @@ def identity(stores: dict[str, Path], size: Size) -> dict[str, Any]:
     }
 
 
-def recorded_identity(out: Path) -> dict[str, Any]:
+def recorded_identity(out: Path, shown: str = REPORT_MD) -> dict[str, Any]:
     """The identity ``out/report.json`` records (``{"size": text, "stores": {name: text}}``),
-    checked field by field; a ReportError line when it is missing, unreadable or of another
-    shape."""
+    checked field by field; a ReportError line (naming ``out/shown``) when it is missing,
+    unreadable or of another shape."""
     try:
         old = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))["identity"]
         stores = old.get("stores", {})
@@ -100,7 +100,7 @@ def recorded_identity(out: Path) -> dict[str, Any]:
             raise TypeError("not an identity")
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         raise ReportError(
-            f"{out / REPORT_MD} exists and is not a reproduction report: choose another --out "
+            f"{out / shown} exists and is not a reproduction report: choose another --out "
             "or pass --overwrite"
         ) from None
     return {"size": old["size"], "stores": stores}
@@ -127,8 +127,16 @@ def check_replaceable(out: Path, new: dict[str, Any] | None, overwrite: bool) ->
 
 def check_before_run(out: Path, size: Size, overwrite: bool) -> None:
     """Refuse before any work when ``out`` holds a report that is not a reproduction report
-    or one of another size (the spec hashes are compared when the report is written)."""
-    if overwrite or not (out / REPORT_MD).exists():
+    or one of another size (the spec hashes are compared when the report is written). Without
+    a report.md, a report.json or report.html that no reproduction wrote is refused too (a run
+    killed while writing its report leaves its report.json, then its report.html)."""
+    if overwrite:
+        return
+    if not (out / REPORT_MD).exists():
+        if (out / REPORT_JSON).exists():
+            recorded_identity(out, REPORT_JSON)
+        elif (out / REPORT_HTML).exists():
+            recorded_identity(out, REPORT_HTML)
         return
     old = recorded_identity(out)["size"]
     if old != size.name:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from risingbandits.analysis import MeanCI
+from risingbandits.experiments.store import atomic_write
 from risingbandits.plots.common import colour, plot_regret_curves
 from risingbandits.theory.bound import RegretBound
 
@@ -42,6 +44,9 @@ def plot_bound(
     ax_b.set_title("(b) CURE-UCB empirical regret")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    # written whole (temporary file, rename): a run killed while writing leaves no partial
+    # figure, nor a replaced one half written
+    fmt = path.suffix[1:].lower()
+    atomic_write(path, partial(fig.savefig, dpi=150, format=fmt))
     plt.close(fig)
     return path
