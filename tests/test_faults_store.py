@@ -269,6 +269,22 @@ def test_a_hand_edited_manifest_is_refused(store: Path, edit, message: str) -> N
         Store(store).plan()
 
 
+@pytest.mark.parametrize("foreign", ['{"mine": 1}', "[1, 2]", '{"spec_text": "x"}'])
+def test_a_manifest_json_that_is_not_a_sweeps_is_named_as_such(
+    tmp_path: Path, foreign: str
+) -> None:
+    """A user's own manifest.json was refused naming a Python class ("Manifest.__init__() got
+    an unexpected keyword argument 'mine'"), not the problem; the file is left as it is."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "manifest.json").write_text(foreign)
+    for command in ("status", "resume"):
+        line = error_line(sweep(command, str(out)))
+        assert line.startswith(f"error: {out / 'manifest.json'} is not a sweep manifest"), line
+        assert "Manifest" not in line and "__init__" not in line
+    assert (out / "manifest.json").read_text() == foreign
+
+
 @pytest.mark.parametrize(
     "spec_text, match",
     [

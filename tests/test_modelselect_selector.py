@@ -195,6 +195,10 @@ def test_foreign_or_tampered_checkpoint_refused(tmp_path: Path) -> None:
     broken.write_text("{not json")
     with pytest.raises(ValueError, match="cannot be read"):
         ModelSelector.load(broken)
+    other = tmp_path / "data.json"  # JSON of something else: the refusal named no file
+    other.write_text('{"rows": [1, 2]}')
+    with pytest.raises(ValueError, match=r"^checkpoint '.*data\.json': not a model-selection"):
+        ModelSelector.load(other)
 
 
 def load_example() -> Any:

@@ -25,7 +25,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -177,9 +177,17 @@ class Store:
             raise StoreError(f"{self.path} is not a sweep results directory (no {MANIFEST})")
         try:
             data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            manifest = Manifest(**data)
-        except (OSError, ValueError, TypeError) as exc:
+        except (OSError, ValueError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
+        names = {f.name for f in fields(Manifest)}
+        needed = {f.name for f in fields(Manifest) if f.default is MISSING is f.default_factory}
+        if not isinstance(data, dict) or not needed <= data.keys() <= names:
+            # a file of the user's: the fields were Manifest(**data)'s TypeError, a class name
+            raise StoreError(
+                f"{self.manifest_path} is not a sweep manifest (a sweep's records "
+                f"{', '.join(sorted(needed))}, and may record {', '.join(sorted(names - needed))})"
+            )
+        manifest = Manifest(**data)
         for name, what in TEXT_FIELDS.items():
             value = getattr(manifest, name)
             if not isinstance(value, str):

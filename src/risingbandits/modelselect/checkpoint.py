@@ -148,4 +148,8 @@ def read_checkpoint(path: str | Path) -> Mapping[str, Any]:
         raise ValueError(
             f"checkpoint {str(source)!r} cannot be read: it is nested too deeply for a checkpoint"
         ) from None
-    return check_format(data)
+    try:
+        return check_format(data)
+    except ValueError as exc:  # the file named, as for the other refusals above
+        reason = str(exc).removeprefix("checkpoint ")
+        raise ValueError(f"checkpoint {str(source)!r}: {reason}") from None
