@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pytest
 from matplotlib.figure import Figure
 from typer.testing import CliRunner
@@ -140,6 +141,7 @@ def test_bound_killed_while_writing_keeps_the_figure_it_replaces(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Figure, "savefig", killed)
+    open_before = plt.get_fignums()
     (tmp_path / "kept.pdf").write_bytes(b"kept")
     for name in ("kept.pdf", "new.svg"):
         out = str(tmp_path / name)
@@ -149,6 +151,7 @@ def test_bound_killed_while_writing_keeps_the_figure_it_replaces(
         assert code != 0
     assert (tmp_path / "kept.pdf").read_bytes() == b"kept"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.pdf"]  # no new.svg, no *.tmp
+    assert plt.get_fignums() == open_before  # the stopped runs' figures were left open
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,8 @@ def plot_bound(
     # written whole (temporary file, rename): a run killed while writing leaves no partial
     # figure, nor a replaced one half written
     fmt = path.suffix[1:].lower()
-    atomic_write(path, partial(fig.savefig, dpi=150, format=fmt))
-    plt.close(fig)
+    try:
+        atomic_write(path, partial(fig.savefig, dpi=150, format=fmt))
+    finally:  # also when stopped while writing: pyplot keeps an unclosed figure for good
+        plt.close(fig)
     return path
