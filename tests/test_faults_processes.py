@@ -39,9 +39,11 @@ CLI = "from risingbandits.cli import main; main()"
 GRACE = 5.0  # seconds the pool has to disappear
 
 
-def start_sweep(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[str], Path]:
+def start_sweep(
+    tmp_path: Path, *options: str, spec_text: str = SPEC
+) -> tuple[subprocess.Popen[str], Path]:
     spec = tmp_path / "spec.toml"
-    spec.write_text(SPEC)
+    spec.write_text(spec_text)
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(out), *options],
@@ -150,7 +152,10 @@ def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path)
 def test_ctrl_c_in_a_terminal_stops_a_dask_sweep_in_one_line(tmp_path: Path) -> None:
     """A terminal sends SIGINT to the whole process group: Dask's local workers printed some
     fifty lines of tracebacks each before the sweep's line (the pool's workers ignore it)."""
-    proc, out = start_sweep(tmp_path, "--executor", "dask", "--workers", "2")
+    # ten times SPEC's seeds: with the kernels compiled, SPEC's sweep could end between its first
+    # part and the signal (a CI run printed "done")
+    long_spec = SPEC.replace("seeds = 400", "seeds = 4000")
+    proc, out = start_sweep(tmp_path, "--executor", "dask", "--workers", "2", spec_text=long_spec)
     pool: list[psutil.Process] = []
     with cleanup(pool, proc):
         pool += pool_of(proc, workers=2)
