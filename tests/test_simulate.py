@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import replace
 
 import numpy as np
@@ -147,7 +146,7 @@ def test_bad_arguments_are_one_line(call, message: str) -> None:  # type: ignore
 
 def test_seeds_beyond_the_memory_are_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """10**10 seeds were a MemoryError traceback while the seed list was built."""
-    monkeypatch.setattr(sys.modules["risingbandits.simulate"], "available_memory", lambda: 10**9)
+    monkeypatch.setattr("risingbandits.instances.memory.available_memory", lambda: 10**9)
     message = (
         r"^seeds=10,000,000,000 is not allowed: their results take at least 1\.0 TB and "
         r"1\.0 GB of memory is available: use fewer seeds$"

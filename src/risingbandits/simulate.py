@@ -20,7 +20,7 @@ import numpy as np
 
 from risingbandits._jit import borrow, called_helper, jit, runtime_free
 from risingbandits.instances.base import RisingInstance
-from risingbandits.instances.memory import available_memory, bytes_text
+from risingbandits.instances.memory import bytes_text, short_of
 from risingbandits.policies.base import Policy, check_run_size
 from risingbandits.policies.machinery.checkpoint import integer
 from risingbandits.policies.machinery.kernel import (
@@ -215,8 +215,8 @@ def check_seed_memory(n_seeds: int) -> None:
     """Refuse a count of seeds whose results do not fit in the memory available (10**10 seeds
     were a MemoryError traceback while the seed list was built)."""
     need = n_seeds * BYTES_PER_SEED
-    available = available_memory()
-    if available is not None and need > available:
+    available = short_of(need)
+    if available is not None:
         raise ValueError(
             f"seeds={n_seeds:,} is not allowed: their results take at least {bytes_text(need)} "
             f"and {bytes_text(available)} of memory is available: use fewer seeds"

@@ -180,7 +180,11 @@ class Store:
         except (OSError, ValueError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
         names = {f.name for f in fields(Manifest)}
-        needed = {f.name for f in fields(Manifest) if f.default is MISSING is f.default_factory}
+        needed = {
+            f.name
+            for f in fields(Manifest)
+            if f.default is MISSING and f.default_factory is MISSING
+        }
         if not isinstance(data, dict) or not needed <= data.keys() <= names:
             # a file of the user's: the fields were Manifest(**data)'s TypeError, a class name
             raise StoreError(

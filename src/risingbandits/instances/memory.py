@@ -77,11 +77,18 @@ def bytes_text(n: float) -> str:
     raise AssertionError("unreachable")
 
 
+def short_of(need: int) -> int | None:
+    """The memory available when ``need`` bytes exceed it (the callers' refusals say both);
+    None when they fit or the system does not say."""
+    available = available_memory()
+    return available if available is not None and need > available else None
+
+
 def check_table_size(n_arms: int, horizon: int, what: str = "horizon T") -> None:
     """Refuse a ``n_arms`` x ``horizon`` mean table that does not fit in memory."""
     table = int(n_arms) * int(horizon) * BYTES_PER_MEAN
-    available = available_memory()
-    if available is not None and table * PEAK_COPIES > available:
+    available = short_of(table * PEAK_COPIES)
+    if available is not None:
         raise ValueError(
             f"{what}={int(horizon):,} is not allowed: a {n_arms} x {int(horizon):,} mean table "
             f"takes {bytes_text(table)} (about {bytes_text(table * PEAK_COPIES)} while it is "

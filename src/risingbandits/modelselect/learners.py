@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from risingbandits._jit import jit, vectorising_helper
-from risingbandits.instances.memory import available_memory, bytes_text
+from risingbandits.instances.memory import bytes_text, short_of
 
 KIND_LR = 0
 KIND_OGD = 1
@@ -188,8 +188,8 @@ def _check_network_memory(spec: LearnerSpec, n_params: int) -> None:
     """Refuse a network whose arrays do not fit in the memory available (one line, instead of
     a ``MemoryError`` or numpy's "Maximum allowed dimension exceeded")."""
     need = MLP_ARRAYS * 8 * n_params
-    available = available_memory()
-    if available is not None and need > available:
+    available = short_of(need)
+    if available is not None:
         raise ValueError(
             f"learner={spec.name!r} is not allowed: its {n_params:,} parameters take "
             f"{bytes_text(need)} (weights, Adam's moments and gradient) and "
