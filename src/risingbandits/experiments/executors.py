@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
@@ -196,7 +195,6 @@ class DaskExecutor:
                 host="127.0.0.1",
                 dashboard_address="127.0.0.1:0",
                 silence_logs=logging.ERROR,
-                preload=[__name__],  # its dask_setup: the workers ignore Ctrl-C
             )
             self._client = dd.Client(self._cluster)
         else:
@@ -263,14 +261,6 @@ class DaskExecutor:
                 ) from None
             future.release()
             yield result
-
-
-def dask_setup(worker: Any) -> None:
-    """Dask's preload hook, run in each worker of the local cluster: ignore SIGINT, as the
-    process pool's workers do (:func:`~.watchdog.watch_owner`). A terminal's Ctrl-C reaches the
-    whole process group and this process stops the cluster itself; each worker printed some
-    fifty lines of tracebacks before the sweep's one line."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _lost_errors() -> tuple[type[BaseException], ...]:
