@@ -138,6 +138,12 @@ def test_a_directory_that_is_not_a_sweep_is_refused(tmp_path: Path) -> None:
         resume_sweep(tmp_path, executor="serial")
 
 
+def test_a_manifest_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(StoreError, match=r"manifest\.json cannot be read: JSON nested too deeply"):
+        resume_sweep(tmp_path, executor="serial")
+
+
 def test_leftovers_of_a_run_killed_before_its_manifest_are_accepted(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     out.mkdir()

@@ -93,6 +93,18 @@ def test_unreadable_files_are_named(root: Path) -> None:
         read_task(path, "wine", 0, 16)
 
 
+def test_info_nested_too_deeply_is_named(root: Path) -> None:
+    write_made_up("wine", 0, 16, np.random.default_rng(0))
+    path = task_file(root, "wine", 0, 16)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["info"] = np.asarray("[" * 100_000 + "]" * 100_000)
+    with path.open("wb") as fh:
+        np.savez(fh, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(CacheFileError, match="is foreign or damaged: info is JSON nested too"):
+        read_task(path, "wine", 0, 16)
+
+
 def test_the_family_says_it_is_not_built_in_one_line(root: Path) -> None:
     with pytest.raises(ValueError) as info:
         read_built("breast_cancer", 0, 1024)

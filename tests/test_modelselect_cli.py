@@ -41,6 +41,12 @@ def test_curves_then_live_run_on_an_aclimdb_folder(acl: Path, tmp_path: Path) ->
     assert "lr_0.05" in made.stdout and out.is_file()
     again = one_line_error(["data", "curves", "imdb", "--out", str(out), *common])
     assert "already exists" in again
+    other = tmp_path / "other.npz"
+    manifest = tmp_path / "other.npz.json"
+    manifest.write_text("a file of the user's")  # the manifest beside a new --out is kept too
+    kept = one_line_error(["data", "curves", "imdb", "--out", str(other), *common])
+    assert str(manifest) in kept and "already exists" in kept and not other.exists()
+    assert manifest.read_text() == "a file of the user's"
 
     sizes = ["--budget", "90", "--holdout", "20", "--curves", str(out)]
     live = runner.invoke(app, ["modelselect", "imdb", *sizes, *learners, *common, "--json"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 import tracemalloc
 import zlib
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from risingbandits.modelselect import ModelSelector
+from risingbandits.modelselect import checkpoint as checkpoint_module
 
 
 def saved(tmp_path: Path, policy: str = "cure-ucb", **kwargs: Any) -> tuple[Path, dict]:
@@ -86,6 +88,33 @@ def test_an_integer_of_5000_digits_is_refused_as_unreadable(tmp_path: Path) -> N
     path = tmp_path / "digits.json"
     path.write_text('{"format": "risingbandits.modelselect/4", "seed": ' + "9" * 5000 + "}")
     refused(path, rf"^checkpoint {str(path)!r} cannot be read: .*4300 digits")
+
+
+def test_a_checkpoint_is_on_disk_before_it_replaces_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a power cut the checkpoint is the old one or the new one, never an empty file: the
+    part file is flushed to disk (fsync) before the rename. (``os`` is patched for the whole
+    process: other files, Numba's cache, may be written meanwhile; only ours are recorded.)"""
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    target = tmp_path / "sel.json"
+
+    def fsync(fd: int) -> None:
+        if Path(os.readlink(f"/proc/self/fd/{fd}")).parent == tmp_path:
+            events.append("fsync")
+        real_fsync(fd)
+
+    def replace(source: Any, dest: Any) -> None:
+        if Path(dest) == target:
+            events.append("rename")
+        real_replace(source, dest)
+
+    monkeypatch.setattr(checkpoint_module.os, "fsync", fsync)
+    monkeypatch.setattr(checkpoint_module.os, "replace", replace)
+    ModelSelector(3, 10).save(target)
+    assert events == ["fsync", "rename"]
+    assert ModelSelector.load(target).budget == 10
 
 
 def test_a_path_that_cannot_hold_a_checkpoint_is_one_line(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -18,9 +17,9 @@ def writable_dir(path: str | Path, what: str = "--out") -> Path:
         raise ValueError(f"{what}={str(folder)!r} is not allowed: it is a file, not a directory")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
+        # an unnamed file where the system has them (O_TMPFILE): a kill leaves nothing behind
+        with tempfile.TemporaryFile(prefix=".write-probe-", dir=folder):
+            pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise ValueError(

