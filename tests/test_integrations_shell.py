@@ -93,6 +93,24 @@ def test_a_failing_command_is_one_line_and_the_scores_before_it_are_kept(tmp_pat
     assert resumed.history[: recorded.t] == recorded.history  # nothing recorded was lost
 
 
+def test_a_score_that_finished_with_a_failure_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two calls that finish together, the first (by candidate) failing: the second's score is
+    recorded before the failure is raised (it was lost and its step run again on resume)."""
+    import risingbandits.integrations.shell as shell
+
+    log, saved = tmp_path / "log", tmp_path / "run.json"
+    cmds = commands(log)
+    cmds[0] = f"echo candidate0 $RISINGBANDITS_STEP >> {log}; exit 3"
+    monkeypatch.setattr(shell, "wait", lambda fs, return_when: (set(fs), set()))  # every call
+    with pytest.raises(StepFailed, match=r"candidate 'candidate0' \(step 1\): .*code 3"):
+        run_commands(ModelSelector(2, 10, seed=0), cmds[:2], workers=2, checkpoint=saved)
+    recorded = load_run(saved, cmds[:2])
+    assert list(recorded.pulls) == [0, 1] and recorded.in_flight == (0,)
+    assert logged_steps(log) == {"candidate0": [1], "candidate1": [1]}
+
+
 @pytest.mark.parametrize(
     ("output", "expected"),
     [("echo done", "is not a number: 'done'"), ("echo 1.5", r"score 1.5 is not in \[0, 1\]")],

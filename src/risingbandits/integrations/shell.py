@@ -367,11 +367,18 @@ def _drive(
                     return
                 save()  # the new pulls in flight are started again after an interruption
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
+                failed: StepFailed | None = None  # raised once the other scores are recorded
                 for future in sorted(done, key=lambda f: running[f]):
                     index, step = running.pop(future)
-                    recorded = _score(selector, index, step, future.result(), timeout)
+                    try:
+                        recorded = _score(selector, index, step, future.result(), timeout)
+                    except StepFailed as exc:
+                        failed = failed or exc
+                        continue
                     save()
                     on_step(recorded)
+                if failed is not None:
+                    raise failed
         finally:
             runner.end_all()  # the threads' calls return at once
 
