@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import risingbandits as rb
+from risingbandits.analysis.stats import mean_ci
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce.deadlines import (
     COLUMNS,
@@ -72,14 +73,16 @@ def test_a_task_has_a_row_per_seed_worker_count_deadline_and_method() -> None:
     assert len(table.rows) == len(WORKERS) * (len(STEPS) + 1)
 
 
-def _rows(default: list[float], other: list[float]) -> dict[str, list[Any]]:
+def _rows(default: list[float], other: list[float], runs: int = 1) -> dict[str, list[Any]]:
+    """Rows of one cell: unit i is run i % ``runs`` of instance i // ``runs``."""
     n = len(default)
     out: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     for method, gaps in ((DEFAULT_POLICY, default), (COUNTING, other)):
-        for seed, gap in enumerate(gaps):
+        for i, gap in enumerate(gaps):
+            instance, seed = f"x/0/{i // runs}", i % runs
             for column, value in zip(
                 COLUMNS,
-                ("toy", "x/0/0", seed, 4, 16, method, gap, 0.0, 0.0, 1.0, 0.001),
+                ("toy", instance, seed, 4, 16, method, gap, 0.0, 0.0, 1.0, 0.001),
                 strict=True,
             ):
                 out[column].append(value)
@@ -95,6 +98,24 @@ def test_the_goal_is_lowest_mean_or_no_method_significantly_lower() -> None:
     assert not DeadlineRows([_rows(base, lower)]).goal_met((4, 16))
     rows = DeadlineRows([_rows(base, noisy)])
     assert rows.paired((4, 16), COUNTING).mean < 0 and rows.goal_met((4, 16))
+
+
+def test_intervals_are_over_instances_not_over_their_repeated_runs() -> None:
+    """Three instances, five runs each that repeat one another (live-v1 has no reward noise):
+    over 15 runs the method's lead would be significant, over 3 instances it is not."""
+    base = [0.02, 0.03, 0.01]
+    other = [0.015, 0.03, 0.0]  # lower on two of the three instances
+    repeated = DeadlineRows(
+        [_rows([g for g in base for _ in range(5)], [g for g in other for _ in range(5)], runs=5)]
+    )
+    diff = repeated.paired((4, 16), COUNTING)
+    assert diff.n == 3 and repeated.instances == 3 and repeated.units == 15
+    assert diff.mean == pytest.approx(-0.005) and diff.high > 0 and repeated.goal_met((4, 16))
+    units = mean_ci(np.repeat(np.subtract(other, base), 5))
+    assert units.high < 0  # the interval over the 15 runs: significant, counted five times
+    assert repeated.gap((4, 16), DEFAULT_POLICY).n == 3
+    caption = bed_table("toy", repeated).caption
+    assert caption == "toy: 3 instances x 5 runs per row; intervals over instances"
 
 
 PRINT = "f" * 64

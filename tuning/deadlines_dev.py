@@ -11,7 +11,8 @@ the ``dev`` splits of lcdb-v1 (71 instances) and live-v1 (20 instances, seeds 0-
 data sets); the test splits, which the report shows, are never read here. Prints, per bed, W
 and deadline, each method's mean final-model gap and the paired difference with the default.
 Rows are kept in ``OUT/deadlines-dev/`` (delete it after changing a policy). A "!" marks a
-method significantly lower than the default (its paired 95% interval below 0).
+method significantly lower than the default (its paired 95% interval below 0; intervals over
+instances, each instance's runs averaged first, as in the report).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from risingbandits.analysis.stats import mean_ci
+from risingbandits.analysis.stats import clustered_mean_ci
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce.deadlines import COLUMNS, load_deadlines, run_deadlines
@@ -50,12 +51,13 @@ def main() -> None:
             for m in sorted(set(data["steps"]), key=lambda x: (x == 0, x)):
                 sel = (data["bed"] == bed) & (data["workers"] == w) & (data["steps"] == m)
                 gap = {x: data["final_gap"][sel & (data["method"] == x)] for x in methods}
+                where = data["instance"][sel & (data["method"] == DEFAULT_POLICY)]
                 parts = [f"W={w:2d} m={m or 'full':>4}"]
                 for x in methods:
                     if x == DEFAULT_POLICY:
                         parts.append(f"{x} {gap[x].mean():.4f}")
                     else:
-                        d = mean_ci(gap[x] - gap[DEFAULT_POLICY])
+                        d = clustered_mean_ci(gap[x] - gap[DEFAULT_POLICY], where)
                         flag = "!" if d.high < 0 else " "
                         parts.append(f"{x[:12]} {d.mean:+.4f}{flag}")
                 print(" | ".join(parts))

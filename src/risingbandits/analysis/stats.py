@@ -48,6 +48,20 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> MeanCI:
     return MeanCI(mean, mean - half, mean + half, n)
 
 
+def clustered_mean_ci(values: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> MeanCI:
+    """The mean of each cluster's mean, with :func:`mean_ci`'s interval over the clusters (``n``:
+    the clusters). For runs grouped by instance: the runs of one instance are not independent
+    units (on live-v1, which has no reward noise, a policy's runs of one instance are often the
+    same run), and an interval over runs counts one instance's difference as many times as it
+    has runs. With equal runs per instance the mean is the mean over runs."""
+    x = sample(values, "clustered_mean_ci")
+    keys = np.asarray(clusters).ravel()
+    if keys.shape != x.shape:
+        raise ValueError(f"clustered_mean_ci: {x.size} values but {keys.size} cluster labels")
+    _, cluster = np.unique(keys, return_inverse=True)
+    return mean_ci(np.bincount(cluster, weights=x) / np.bincount(cluster), level)
+
+
 def finite_or_none(x: float) -> float | None:
     """``x``, or None when it is NaN or infinite (for strict JSON)."""
     return x if math.isfinite(x) else None
