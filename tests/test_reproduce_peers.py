@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from risingbandits.reproduce.peers import COLUMNS, FORMAT, _read_task
+from risingbandits.reproduce.sections.peers import BedRows, bed_table
 
 PRINT = "f" * 64
 ROW = {
@@ -63,3 +65,50 @@ def test_a_damaged_or_crafted_task_file_is_not_used(tmp_path: Path, content: str
     path = tmp_path / "lcdb-3.json"
     path.write_text(content)
     assert _read_task(path, "lcdb-3", PRINT) is None
+
+
+def _cell(gaps: dict[str, list[float]], instances: list[str]) -> dict[str, list[Any]]:
+    """Rows of one cell (8 steps, Optuna's SH pruner): unit i of every method is on instance
+    ``instances[i]``, run i."""
+    rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    for method, values in gaps.items():
+        for i, gap in enumerate(values):
+            row = ROW | {"instance": instances[i], "seed": i, "method": method, "final_gap": gap}
+            for c in COLUMNS:
+                rows[c].append(row[c])
+    return rows
+
+
+def test_the_pruner_is_judged_over_instances_and_over_runs_on_one_instance() -> None:
+    """Three instances with five runs each that repeat one another: over the 15 runs the
+    pruner's loss would be significant, over the 3 instances it is not. One instance (IMDB):
+    its runs are the units."""
+    default, pruner = [0.02, 0.03, 0.01], [0.025, 0.03, 0.02]
+    names = [f"lcdb-v1/0/{i}" for i in range(3) for _ in range(5)]
+    rows = BedRows(
+        [
+            _cell(
+                {"hace-ucb": list(np.repeat(default, 5)), "optuna-sh": list(np.repeat(pruner, 5))},
+                names,
+            )
+        ]
+    )
+    diff = rows.paired((8, "optuna-sh"), "optuna-sh")
+    assert diff.n == 3 and diff.mean == pytest.approx(0.005) and diff.low < 0
+    assert (
+        bed_table("toy", rows).caption
+        == "toy: 3 instance(s) x 5 runs per row; intervals over instances"
+    )
+    one = BedRows(
+        [
+            _cell(
+                {"hace-ucb": list(np.repeat(default, 5)), "optuna-sh": list(np.repeat(pruner, 5))},
+                ["imdb"] * 15,
+            )
+        ]
+    )
+    runs = one.paired((8, "optuna-sh"), "optuna-sh")
+    assert runs.n == 15 and runs.low > 0
+    assert (
+        bed_table("toy", one).caption == "toy: 1 instance(s) x 15 runs per row; intervals over runs"
+    )

@@ -62,6 +62,15 @@ def clustered_mean_ci(values: np.ndarray, clusters: np.ndarray, level: float = 0
     return mean_ci(np.bincount(cluster, weights=x) / np.bincount(cluster), level)
 
 
+def instance_mean_ci(values: np.ndarray, instances: np.ndarray, level: float = 0.95) -> MeanCI:
+    """The interval of a test bed's runs: over instances (:func:`clustered_mean_ci`) when the
+    runs come from several, over the runs when from one (the paper's IMDB curves: the runs
+    differ by their reward noise, and the question is about that instance)."""
+    if np.unique(np.asarray(instances)).size > 1:
+        return clustered_mean_ci(values, instances, level)
+    return mean_ci(values, level)
+
+
 def finite_or_none(x: float) -> float | None:
     """``x``, or None when it is NaN or infinite (for strict JSON)."""
     return x if math.isfinite(x) else None

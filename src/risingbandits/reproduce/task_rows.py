@@ -131,3 +131,9 @@ def group_rows(
         for key, rows in groups.items()
     }
     return grouped, len(next(iter(groups.values()), []))
+
+
+def instance_count(grouped: Mapping[tuple[Any, ...], Mapping[str, np.ndarray]]) -> int:
+    """How many instances the groups of :func:`group_rows` hold (grouped with an ``instance``
+    value column; every group holds the same units)."""
+    return len(set(next(iter(grouped.values()))["instance"])) if grouped else 0

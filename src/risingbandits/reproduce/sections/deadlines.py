@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from risingbandits.analysis.stats import MeanCI, ci_json, clustered_mean_ci
+from risingbandits.analysis.stats import MeanCI, ci_json, instance_mean_ci
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce import figures
 from risingbandits.reproduce.claims import ci_text
@@ -26,7 +26,7 @@ from risingbandits.reproduce.deadlines import (
 )
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.sections.common import DIGITS, Context
-from risingbandits.reproduce.task_rows import group_rows
+from risingbandits.reproduce.task_rows import group_rows, instance_count
 
 Cell = tuple[int, int]
 """(workers W, steps per candidate the deadline allows; 0: the full table)."""
@@ -37,7 +37,7 @@ FULL_AT = 1024
 class DeadlineRows:
     """One test bed's rows, by cell and method, each array in the same unit order (instance,
     run). Intervals are over instances, each instance's runs averaged first
-    (:func:`~risingbandits.analysis.stats.clustered_mean_ci`): on live-v1, which has no reward
+    (:func:`~risingbandits.analysis.stats.instance_mean_ci`): on live-v1, which has no reward
     noise, the default's runs of one instance are the same run in most instances."""
 
     def __init__(self, tasks: Iterable[Mapping[str, list[Any]]]) -> None:
@@ -56,17 +56,17 @@ class DeadlineRows:
 
     @property
     def instances(self) -> int:
-        return len(set(next(iter(self.values.values()))["instance"])) if self.values else 0
+        return instance_count(self.values)
 
     def gap(self, cell: Cell, method: str) -> MeanCI:
         a = self.values[(*cell, method)]
-        return clustered_mean_ci(a["final_gap"], a["instance"])
+        return instance_mean_ci(a["final_gap"], a["instance"])
 
     def paired(self, cell: Cell, method: str) -> MeanCI:
         """Mean of (method's gap - the default's) on the same units, with its 95% interval over
         instances."""
         a, b = self.values[(*cell, method)], self.values[(*cell, DEFAULT_POLICY)]
-        return clustered_mean_ci(a["final_gap"] - b["final_gap"], a["instance"])
+        return instance_mean_ci(a["final_gap"] - b["final_gap"], a["instance"])
 
     def mean(self, cell: Cell, method: str, column: str) -> float:
         return float(self.values[(*cell, method)][column].mean())

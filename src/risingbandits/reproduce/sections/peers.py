@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.analysis.stats import MeanCI, ci_json, mean_ci
+from risingbandits.analysis.stats import MeanCI, ci_json, instance_mean_ci
 from risingbandits.integrations.optuna_pruners import PRUNERS
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce import figures
@@ -18,7 +18,7 @@ from risingbandits.reproduce.claims import ci_text
 from risingbandits.reproduce.document import Block, Heading, Para, Table
 from risingbandits.reproduce.peers import COLUMNS, load_peers, peer_beds
 from risingbandits.reproduce.sections.common import DIGITS, Context
-from risingbandits.reproduce.task_rows import group_rows
+from risingbandits.reproduce.task_rows import group_rows, instance_count
 
 PRUNER_NAMES = {
     "optuna-sh": "Optuna SuccessiveHalvingPruner",
@@ -37,7 +37,7 @@ class BedRows:
             tasks,
             COLUMNS,
             ("budget", "pruner", "method"),
-            ("final_gap", "regret", "used", "seconds"),
+            ("final_gap", "regret", "used", "seconds", "instance"),
         )
 
     @property
@@ -50,12 +50,15 @@ class BedRows:
         return [x for m, p, x in self.values if (m, p) == cell]
 
     def gap(self, cell: Cell, method: str) -> MeanCI:
-        return mean_ci(self.values[(*cell, method)]["final_gap"])
+        a = self.values[(*cell, method)]
+        return instance_mean_ci(a["final_gap"], a["instance"])
 
     def paired(self, cell: Cell, method: str, against: str = DEFAULT_POLICY) -> MeanCI:
-        """Mean of (method's gap - ``against``'s gap) over the units, with its 95% interval."""
+        """Mean of (method's gap - ``against``'s gap) on the same units, with its 95% interval
+        over instances (over runs on a bed of one instance, IMDB):
+        :func:`~risingbandits.analysis.stats.instance_mean_ci`."""
         a, b = self.values[(*cell, method)], self.values[(*cell, against)]
-        return mean_ci(a["final_gap"] - b["final_gap"])
+        return instance_mean_ci(a["final_gap"] - b["final_gap"], a["instance"])
 
     def best_policy(self, cell: Cell) -> str:
         """The library policy with the lowest mean gap at the pruner's budget."""
@@ -135,7 +138,10 @@ def bed_table(title: str, rows: BedRows) -> Table:
         "pruner ms/run",
         f"{DEFAULT_POLICY} ms/run",
     )
-    return Table(header, tuple(out), f"{title}: {rows.units} units (instance, run) per row")
+    instances = instance_count(rows.values)
+    over = "intervals over instances" if instances > 1 else "intervals over runs"
+    caption = f"{title}: {instances} instance(s) x {rows.units // instances} runs per row; {over}"
+    return Table(header, tuple(out), caption)
 
 
 def bed_json(name: str, rows: BedRows) -> list[dict[str, Any]]:
@@ -178,7 +184,10 @@ def peers_section(ctx: Context, out: Path) -> tuple[list[Block], dict[str, Any]]
             "score. Every policy of the library is then run with exactly the steps the pruner "
             f"consumed, on the same rewards; the rows compare with the library's default, "
             f"`{DEFAULT_POLICY}`, by the paired 95% interval of the difference in final-model "
-            "gap (judged on test data where the bed has it). Lower is better. Cost per run: "
+            "gap (judged on test data where the bed has it), over instances, each instance's "
+            "runs averaged first (live-v1 has no reward noise: a policy's runs of one instance "
+            "are often the same run); over the runs on IMDB, one instance. Lower is better. "
+            "Cost per run: "
             "median wall time on this machine (Optuna's in-memory study, or one compiled "
             "simulation)."
         ),
