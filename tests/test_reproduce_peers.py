@@ -80,9 +80,9 @@ def _cell(gaps: dict[str, list[float]], instances: list[str]) -> dict[str, list[
 
 
 def test_the_pruner_is_judged_over_instances_and_over_runs_on_one_instance() -> None:
-    """Three instances with five runs each that repeat one another: over the 15 runs the
-    pruner's loss would be significant, over the 3 instances it is not. One instance (IMDB):
-    its runs are the units."""
+    """Three instances with five runs each that repeat one another: over the 3 instances the
+    default's lead is not significant; on one instance (IMDB) the same 15 runs are the units,
+    and over them it is."""
     default, pruner = [0.02, 0.03, 0.01], [0.025, 0.03, 0.02]
     names = [f"lcdb-v1/0/{i}" for i in range(3) for _ in range(5)]
     rows = BedRows(
