@@ -18,15 +18,12 @@ instances, each instance's runs averaged first, as in the report).
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
-from risingbandits.analysis.stats import clustered_mean_ci
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
-from risingbandits.reproduce.deadlines import COLUMNS, load_deadlines, run_deadlines
+from risingbandits.reproduce.deadlines import load_deadlines, run_deadlines
+from risingbandits.reproduce.sections.deadlines import DeadlineRows
 from risingbandits.reproduce.settings import FULL
 
 
@@ -39,28 +36,19 @@ def main() -> None:
     with make_executor("processes", args.workers) as pool:
         run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", (0,))
     print()
-    columns: dict[str, list] = defaultdict(list)
-    for rows in load_deadlines(out, FULL, "dev"):
-        for key in COLUMNS:
-            columns[key] += rows[key]
-    data = {k: np.asarray(v) for k, v in columns.items()}
-    methods = list(dict.fromkeys(data["method"]))
-    for bed in dict.fromkeys(data["bed"]):
+    kept = list(load_deadlines(out, FULL, "dev"))
+    for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):
+        rows = DeadlineRows(t for t in kept if t["bed"] and t["bed"][0] == bed)
         print(f"\n{bed}: mean final-model gap; paired (method - {DEFAULT_POLICY}) [95% CI]")
-        for w in sorted(set(data["workers"])):
-            for m in sorted(set(data["steps"]), key=lambda x: (x == 0, x)):
-                sel = (data["bed"] == bed) & (data["workers"] == w) & (data["steps"] == m)
-                gap = {x: data["final_gap"][sel & (data["method"] == x)] for x in methods}
-                where = data["instance"][sel & (data["method"] == DEFAULT_POLICY)]
-                parts = [f"W={w:2d} m={m or 'full':>4}"]
-                for x in methods:
-                    if x == DEFAULT_POLICY:
-                        parts.append(f"{x} {gap[x].mean():.4f}")
-                    else:
-                        d = clustered_mean_ci(gap[x] - gap[DEFAULT_POLICY], where)
-                        flag = "!" if d.high < 0 else " "
-                        parts.append(f"{x[:12]} {d.mean:+.4f}{flag}")
-                print(" | ".join(parts))
+        for cell in rows.cells:
+            parts = [f"W={cell[0]:2d} m={cell[1] or 'full':>4}"]
+            for x in rows.methods:
+                if x == DEFAULT_POLICY:
+                    parts.append(f"{x} {rows.gap(cell, x).mean:.4f}")
+                else:
+                    d = rows.paired(cell, x)
+                    parts.append(f"{x[:12]} {d.mean:+.4f}{'!' if d.high < 0 else ' '}")
+            print(" | ".join(parts))
 
 
 if __name__ == "__main__":
