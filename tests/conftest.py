@@ -1,8 +1,12 @@
-"""Shared fixtures: small random rising instances and the shared IMDB data location."""
+"""Shared fixtures: small random rising instances, the shared IMDB data location, and Ray
+Tune's logged messages."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -107,3 +111,44 @@ def reproduction_quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return out
+
+
+# -- Ray Tune's logs (test_integrations_ray*.py) --
+
+
+class Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextmanager
+def collected(name: str, level: int) -> Iterator[list[str]]:
+    """The messages of logger ``name`` at ``level`` and above in the block ("ray" does not
+    propagate)."""
+    handler = Collect()
+    handler.setLevel(level)
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+
+
+@pytest.fixture
+def tune_log_warnings() -> Iterator[list[str]]:
+    """The warnings of Ray's logger callbacks during the test."""
+    with collected("ray.tune.logger", logging.WARNING) as messages:
+        yield messages
+
+
+@pytest.fixture
+def tune_errors() -> Iterator[list[str]]:
+    """The errors Tune's controller logs during the test (a scheduler callback that raised is
+    logged there, and the run goes on)."""
+    with collected("ray.tune.execution.tune_controller", logging.ERROR) as messages:
+        yield messages

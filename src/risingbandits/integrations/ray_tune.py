@@ -59,7 +59,7 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   storage whenever a trial with a checkpoint starts (meant for restoring an experiment), while
   the driver syncs them to storage only every 10 s or so: a missing copy gave a "Remote file not
   found" warning per resume, and a stale one replaced the driver's, losing the rows reported
-  since (Ray 2.60).
+  since (Ray 2.60). The copy waits for a sync still in flight (its snapshot may be older).
 * ``mode="min"`` records ``-value``; a ``score_range`` (of the reported metric) is then needed
   unless values lie in [-1, 0].
 
@@ -195,7 +195,7 @@ class RisingBanditScheduler(TrialScheduler):
         if chosen == index:
             self._began[trial.trial_id] = time.monotonic()
             return TrialScheduler.CONTINUE
-        self._queue(self._trials[chosen])
+        self._queue(tune_controller, self._trials[chosen])
         return TrialScheduler.PAUSE
 
     def on_trial_complete(
@@ -352,9 +352,9 @@ class RisingBanditScheduler(TrialScheduler):
             )
         return float(seconds)
 
-    def _queue(self, trial: Trial) -> None:
+    def _queue(self, tune_controller: TuneController, trial: Trial) -> None:
         """Run ``trial`` next (picked with a pull in flight), its logs stored first."""
-        _store_logs(trial)
+        _store_logs(tune_controller, trial)
         self._to_run.append(trial)
 
     def _stop_paused(self, tune_controller: TuneController) -> None:
@@ -426,7 +426,7 @@ class RisingBanditScheduler(TrialScheduler):
         if held and selector.remaining > 0 and len(selector.in_flight) < selector.max_pending:
             idle = self._idle(selector)
             if idle:
-                self._queue(self._trials[selector.select(available=idle)])
+                self._queue(tune_controller, self._trials[selector.select(available=idle)])
 
     @staticmethod
     def _retire(selector: ModelSelector, index: int) -> None:
@@ -461,13 +461,19 @@ def _checked_budget(budget: Any, time_budget_s: Any) -> tuple[float, bool]:
     return check_seconds("time_budget_s", time_budget_s), True
 
 
-def _store_logs(trial: Trial) -> None:
+def _store_logs(tune_controller: TuneController, trial: Trial) -> None:
     """Copy ``trial``'s result logs from the driver's staging folder to its storage folder,
     so that the copy Ray's logger callbacks take back when the trial starts is the driver's
-    own (see the module's docstring). Ray takes them back only for a trial with a checkpoint."""
+    own (see the module's docstring). Ray takes them back only for a trial with a checkpoint.
+    A sync of the run's folder still in flight is waited for first: it uploads a snapshot
+    taken when it began, and landing after this copy it lost the rows reported since (Ray
+    2.60 keeps that syncer in the controller's private ``_storage``; without it, no wait)."""
     storage, folder = trial.storage, trial.local_path
     if not trial.checkpoint or storage is None or folder is None:
         return
+    run_storage = getattr(tune_controller, "_storage", None)
+    if run_storage is not None:
+        run_storage.syncer.wait()
     for name in LOG_FILES:
         if Path(folder, name).is_file():  # its checkpoint is stored, so is its folder
             pyarrow.fs.copy_files(
