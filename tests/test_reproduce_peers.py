@@ -84,29 +84,15 @@ def test_the_pruner_is_judged_over_instances_and_over_runs_on_one_instance() -> 
     default's lead is not significant; on one instance (IMDB) the same 15 runs are the units,
     and over them it is."""
     default, pruner = [0.02, 0.03, 0.01], [0.025, 0.03, 0.02]
-    names = [f"lcdb-v1/0/{i}" for i in range(3) for _ in range(5)]
-    rows = BedRows(
-        [
-            _cell(
-                {"hace-ucb": list(np.repeat(default, 5)), "optuna-sh": list(np.repeat(pruner, 5))},
-                names,
-            )
-        ]
-    )
+    gaps = {"hace-ucb": list(np.repeat(default, 5)), "optuna-sh": list(np.repeat(pruner, 5))}
+    rows = BedRows([_cell(gaps, [f"lcdb-v1/0/{i}" for i in range(3) for _ in range(5)])])
     diff = rows.paired((8, "optuna-sh"), "optuna-sh")
     assert diff.n == 3 and diff.mean == pytest.approx(0.005) and diff.low < 0
     assert (
         bed_table("toy", rows).caption
         == "toy: 3 instance(s) x 5 runs per row; intervals over instances"
     )
-    one = BedRows(
-        [
-            _cell(
-                {"hace-ucb": list(np.repeat(default, 5)), "optuna-sh": list(np.repeat(pruner, 5))},
-                ["imdb"] * 15,
-            )
-        ]
-    )
+    one = BedRows([_cell(gaps, ["imdb"] * 15)])
     runs = one.paired((8, "optuna-sh"), "optuna-sh")
     assert runs.n == 15 and runs.low > 0
     assert (
