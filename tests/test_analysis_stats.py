@@ -27,3 +27,16 @@ def test_one_cluster_has_no_interval_and_labels_must_match() -> None:
     assert one.n == 1 and one.mean == pytest.approx(0.2) and np.isnan(one.high)
     with pytest.raises(ValueError, match="3 values but 2 cluster labels"):
         clustered_mean_ci(np.zeros(3), np.array(["a", "b"]))
+
+
+def test_the_kept_t_quantile_is_scipys_and_the_interval_unchanged() -> None:
+    from scipy import stats
+
+    from risingbandits.analysis.stats import t_quantile
+
+    for df in (1, 2, 9, 119):
+        assert t_quantile(0.975, df) == float(stats.t.ppf(0.975, df))
+    x = np.random.default_rng(3).normal(size=12)
+    half = float(stats.t.ppf(0.975, 11) * x.std(ddof=1) / np.sqrt(12))
+    got = mean_ci(x)
+    assert (got.low, got.high) == (x.mean() - half, x.mean() + half)  # bit for bit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -198,3 +199,34 @@ def test_example_specs_are_valid(path: Path, imdb_curves_dir: Path) -> None:
     assert plan.n_cells == len(spec.instances) * len(spec.policies) * len(spec.horizons) * (
         spec.seeds
     )
+
+
+def test_instances_are_checked_once_per_spec_until_a_means_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import OrderedDict
+
+    from risingbandits.experiments import spec as spec_module
+
+    table = np.vstack([np.linspace(0.1, 0.5, 400), np.linspace(0.2, 0.3, 400)])
+    np.save(tmp_path / "curves.npy", table)
+    text = TINY.replace('named = "intro"', 'means_file = "curves.npy"\nname = "mine"')
+    checks: list[Path] = []
+    check = spec_module._instance_refs
+
+    def counted(model: Any, base: Path) -> Any:
+        checks.append(base)
+        return check(model, base)
+
+    monkeypatch.setattr(spec_module, "_CHECKED", OrderedDict())
+    monkeypatch.setattr(spec_module, "_instance_refs", counted)
+    first = parse_spec(text, tmp_path)
+    again = parse_spec(text, tmp_path)
+    assert again.instances == first.instances and again.hash == first.hash and len(checks) == 1
+    parse_spec(text, tmp_path / ".." / tmp_path.name)  # the same folder: kept
+    assert len(checks) == 1
+    np.save(tmp_path / "curves.npy", table * 0.5)  # a changed table is read again
+    assert parse_spec(text, tmp_path).hash != first.hash and len(checks) == 2
+    (tmp_path / "curves.npy").unlink()  # and a missing one is refused as before
+    with pytest.raises(SpecError, match="does not exist"):
+        parse_spec(text, tmp_path)

@@ -128,6 +128,20 @@ def test_read_means_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
         read_means_file(tmp_path / "m.txt")
 
 
+def test_curves_read_only_the_arms_asked_for(tmp_path: Path) -> None:
+    from risingbandits.instances.families import read_curves
+    from risingbandits.instances.files import read_npz
+
+    curves = {name: np.linspace(0.1, 0.2 + k / 10, 5) for k, name in enumerate("abc")}
+    np.savez(tmp_path / "curves.npz", **curves)
+    assert set(read_npz(tmp_path / "curves.npz", "curves", keys=("c", "a", "z"))) == {"a", "c"}
+    table, names = read_curves(tmp_path, ("c", "a"))
+    assert names == ("c", "a") and np.array_equal(table, np.vstack([curves["c"], curves["a"]]))
+    listed = r"arm\(s\) \['z'\] not found; available: \['a', 'b', 'c'\]"
+    with pytest.raises(ValueError, match=listed):
+        read_curves(tmp_path, ("a", "z"))
+
+
 def test_families_are_reproducible_by_name() -> None:
     a = generate("ltf-v1", 4, seed=3, horizon=1000)
     b = family_instance("ltf-v1", 2, seed=3, horizon=1000)

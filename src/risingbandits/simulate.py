@@ -61,8 +61,13 @@ class RunRecord(NamedTuple):
 def _record_trace(state: Any, out: RunRecord, r: int, arm: int) -> None:
     """Copy the trace of round ``r`` (``arm`` and the policy's scores and terms) into ``out``."""
     index, terms = trace_view(state)
-    out.trace_index[r, :] = index
-    out.trace_terms[r, :, :] = terms
+    # element by element: a slice assignment compiles Numba's shape-mismatch error, 11 s of a
+    # process's first kernel (the shapes agree by construction)
+    for i in range(index.shape[0]):
+        out.trace_index[r, i] = index[i]
+    for i in range(terms.shape[0]):
+        for j in range(terms.shape[1]):
+            out.trace_terms[r, i, j] = terms[i, j]
     out.trace_arms[r] = arm
 
 

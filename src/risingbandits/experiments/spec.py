@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -428,7 +429,8 @@ def _policy_refs(model: SweepModel) -> tuple[PolicyRef, ...]:
     return tuple(refs)
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes (hex): the digest a spec records of each mean-table file."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -566,7 +568,7 @@ def _instance_refs(
                 )
             owner[ref.id] = i
         if src.means_file is not None:
-            inputs.append((src.means_file, _file_sha256(Path(group[0].source))))
+            inputs.append((src.means_file, file_sha256(Path(group[0].source))))
         refs.extend(group)
     return tuple(refs), tuple(inputs)
 
@@ -584,8 +586,43 @@ def parse_spec(text: str, base_dir: str | Path = ".") -> Spec:
     _check_size(model)
     base = Path(base_dir).resolve()
     policies = _policy_refs(model)
-    instances, inputs = _instance_refs(model, base)
+    instances, inputs = _checked_instance_refs(model, text, base)
     return Spec(model, text, base, instances, policies, inputs)
+
+
+InstanceCheck = tuple[tuple[InstanceRef, ...], tuple[tuple[str, str], ...]]
+_CHECKED: OrderedDict[tuple[str, Path], InstanceCheck] = OrderedDict()
+_CHECKED_MAX = 64
+
+
+def _checked_instance_refs(model: SweepModel, text: str, base: Path) -> InstanceCheck:
+    """:func:`_instance_refs` of the spec ``text`` read from ``base``, kept for this process
+    (the last :data:`_CHECKED_MAX` specs) while its mean-table files keep their digests.
+
+    Checking the instances builds one of each source (reads the IMDB curves, draws a family's
+    tables), and a report asks its stores for their specs hundreds of times (326 parses took
+    15 s of a quick report's 85 s). A family's data files are checked at the first parse in a
+    process, not again; the policies are resolved at every parse (the spec hash covers them)."""
+    key = (text, base)
+    kept = _CHECKED.get(key)
+    if kept is not None and _same_files(*kept):
+        _CHECKED.move_to_end(key)
+        return kept
+    kept = _instance_refs(model, base)
+    _CHECKED[key] = kept
+    while len(_CHECKED) > _CHECKED_MAX:
+        _CHECKED.popitem(last=False)
+    return kept
+
+
+def _same_files(refs: tuple[InstanceRef, ...], inputs: tuple[tuple[str, str], ...]) -> bool:
+    """Whether the mean-table files of ``refs`` still have the digests ``inputs`` recorded (one
+    per ``means_file`` source, in order)."""
+    try:
+        digests = [file_sha256(Path(r.source)) for r in refs if r.kind == "file"]
+    except OSError:
+        return False
+    return digests == [digest for _, digest in inputs]
 
 
 def _check_size(model: SweepModel) -> None:

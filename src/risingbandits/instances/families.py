@@ -291,10 +291,11 @@ def read_curves(curves_dir: str | Path | None = None, arms: tuple[str, ...] = IM
             f"IMDB learning curves not found: {path} does not exist (give --curves DIR or set "
             "RISINGBANDITS_IMDB_CURVES)"
         )
-    data = read_npz(path, "curves")
+    data = read_npz(path, "curves", keys=arms)  # 7 of the 29 curves: 4x faster than all
     missing = [a for a in arms if a not in data]
     if missing:
-        raise ValueError(f"curves {path}: arm(s) {missing} not found; available: {list(data)}")
+        available = list(read_npz(path, "curves"))
+        raise ValueError(f"curves {path}: arm(s) {missing} not found; available: {available}")
     return np.vstack([data[a] for a in arms]), tuple(arms)
 
 

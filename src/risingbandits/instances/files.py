@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,12 @@ import numpy as np
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
-    """Every array of the ``.npz`` archive ``path``, by key; anything else (not a zip, a
-    damaged or pickled member) is one ``ValueError`` line naming ``what`` file and the path."""
+def read_npz(
+    path: str | Path, what: str, keys: Collection[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` archive ``path`` (or only those of ``keys`` it has), by key;
+    anything else (not a zip, a damaged or pickled member) is one ``ValueError`` line naming
+    ``what`` file and the path."""
     p = Path(path)
     try:
         if not zipfile.is_zipfile(p):
@@ -22,7 +26,8 @@ def read_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
                 "with numpy.savez"
             )
         with np.load(p, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
+            wanted = data.files if keys is None else [k for k in data.files if k in keys]
+            arrays = {key: data[key] for key in wanted}
         bad = next(
             (key for key, value in arrays.items() if not isinstance(value, np.ndarray)), None
         )

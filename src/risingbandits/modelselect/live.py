@@ -141,7 +141,7 @@ def load_curve_table(path: str | Path | None, names: Sequence[str]) -> np.ndarra
     ``risingbandits data curves imdb``) or a folder holding ``curves.npz`` (default: the shared
     IMDB learning curves, see :func:`risingbandits.instances.families.read_curves`)."""
     if path is not None and Path(path).is_file():
-        data = read_npz(path, "curves")
+        data = read_npz(path, "curves", keys=names)
         missing = [n for n in names if n not in data]
         if missing:
             raise ValueError(f"curves {path}: learner(s) {missing} not found")
