@@ -201,11 +201,9 @@ def test_example_specs_are_valid(path: Path, imdb_curves_dir: Path) -> None:
     )
 
 
-def test_instances_are_checked_once_per_spec_until_a_means_file_changes(
+def test_instances_are_checked_once_per_spec_within_a_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from collections import OrderedDict
-
     from risingbandits.experiments import spec as spec_module
 
     table = np.vstack([np.linspace(0.1, 0.5, 400), np.linspace(0.2, 0.3, 400)])
@@ -218,15 +216,13 @@ def test_instances_are_checked_once_per_spec_until_a_means_file_changes(
         checks.append(base)
         return check(model, base)
 
-    monkeypatch.setattr(spec_module, "_CHECKED", OrderedDict())
     monkeypatch.setattr(spec_module, "_instance_refs", counted)
     first = parse_spec(text, tmp_path)
-    again = parse_spec(text, tmp_path)
-    assert again.instances == first.instances and again.hash == first.hash and len(checks) == 1
-    parse_spec(text, tmp_path / ".." / tmp_path.name)  # the same folder: kept
-    assert len(checks) == 1
-    np.save(tmp_path / "curves.npy", table * 0.5)  # a changed table is read again
-    assert parse_spec(text, tmp_path).hash != first.hash and len(checks) == 2
-    (tmp_path / "curves.npy").unlink()  # and a missing one is refused as before
-    with pytest.raises(SpecError, match="does not exist"):
-        parse_spec(text, tmp_path)
+    with spec_module.instances_checked_once():
+        inside = [parse_spec(text, tmp_path) for _ in range(3)]
+        with spec_module.instances_checked_once():  # nested: the same
+            inside.append(parse_spec(text, tmp_path / ".." / tmp_path.name))
+        assert len(checks) == 2  # one check outside, one for the four parses inside
+        assert all(s.instances == first.instances and s.hash == first.hash for s in inside)
+    np.save(tmp_path / "curves.npy", table * 0.5)  # outside a block, every parse checks
+    assert parse_spec(text, tmp_path).hash != first.hash and len(checks) == 3

@@ -52,7 +52,8 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> MeanCI:
 @cache
 def t_quantile(q: float, df: int) -> float:
     """Student-t quantile, kept per (q, df): a report asks for the same few tens of thousands of
-    times, and SciPy's ``ppf`` costs 0.3 ms a call (20 s of a quick report's 100 s)."""
+    times, and SciPy's ``ppf`` costs about 0.3 ms a call (a quick report: 78,000 calls, 21 of
+    its 117 s under cProfile)."""
     return float(stats.t.ppf(q, df))
 
 

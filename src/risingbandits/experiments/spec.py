@@ -40,8 +40,8 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -429,8 +429,7 @@ def _policy_refs(model: SweepModel) -> tuple[PolicyRef, ...]:
     return tuple(refs)
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes (hex): the digest a spec records of each mean-table file."""
+def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -568,7 +567,7 @@ def _instance_refs(
                 )
             owner[ref.id] = i
         if src.means_file is not None:
-            inputs.append((src.means_file, file_sha256(Path(group[0].source))))
+            inputs.append((src.means_file, _file_sha256(Path(group[0].source))))
         refs.extend(group)
     return tuple(refs), tuple(inputs)
 
@@ -591,38 +590,37 @@ def parse_spec(text: str, base_dir: str | Path = ".") -> Spec:
 
 
 InstanceCheck = tuple[tuple[InstanceRef, ...], tuple[tuple[str, str], ...]]
-_CHECKED: OrderedDict[tuple[str, Path], InstanceCheck] = OrderedDict()
-_CHECKED_MAX = 64
+_CHECKED: dict[tuple[str, Path], InstanceCheck] | None = None
+
+
+@contextmanager
+def instances_checked_once() -> Iterator[None]:
+    """Within the block, :func:`parse_spec` checks the instances of each spec (text and folder)
+    once and reuses them: for one operation that reads many stores' specs while no data file
+    changes. Checking builds one instance of each source (reads the IMDB curves, draws a
+    family's tables); a quick report parsed its stores' specs 326 times, 15 s of its 85 s
+    (cProfile).
+    The policies are resolved at every parse (the spec hash covers them). A nested block
+    shares the outer one's."""
+    global _CHECKED
+    if _CHECKED is not None:
+        yield
+        return
+    _CHECKED = {}
+    try:
+        yield
+    finally:
+        _CHECKED = None
 
 
 def _checked_instance_refs(model: SweepModel, text: str, base: Path) -> InstanceCheck:
-    """:func:`_instance_refs` of the spec ``text`` read from ``base``, kept for this process
-    (the last :data:`_CHECKED_MAX` specs) while its mean-table files keep their digests.
-
-    Checking the instances builds one of each source (reads the IMDB curves, draws a family's
-    tables), and a report asks its stores for their specs hundreds of times (326 parses took
-    15 s of a quick report's 85 s). A family's data files are checked at the first parse in a
-    process, not again; the policies are resolved at every parse (the spec hash covers them)."""
+    """:func:`_instance_refs`, reused within :func:`instances_checked_once`."""
+    if _CHECKED is None:
+        return _instance_refs(model, base)
     key = (text, base)
-    kept = _CHECKED.get(key)
-    if kept is not None and _same_files(*kept):
-        _CHECKED.move_to_end(key)
-        return kept
-    kept = _instance_refs(model, base)
-    _CHECKED[key] = kept
-    while len(_CHECKED) > _CHECKED_MAX:
-        _CHECKED.popitem(last=False)
-    return kept
-
-
-def _same_files(refs: tuple[InstanceRef, ...], inputs: tuple[tuple[str, str], ...]) -> bool:
-    """Whether the mean-table files of ``refs`` still have the digests ``inputs`` recorded (one
-    per ``means_file`` source, in order)."""
-    try:
-        digests = [file_sha256(Path(r.source)) for r in refs if r.kind == "file"]
-    except OSError:
-        return False
-    return digests == [digest for _, digest in inputs]
+    if key not in _CHECKED:
+        _CHECKED[key] = _instance_refs(model, base)
+    return _CHECKED[key]
 
 
 def _check_size(model: SweepModel) -> None:

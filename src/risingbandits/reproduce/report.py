@@ -18,6 +18,7 @@ from typing import Any
 from risingbandits import __version__
 from risingbandits.analysis.summary import RECONSTRUCTION_NOTE
 from risingbandits.experiments.executors import Executor
+from risingbandits.experiments.spec import instances_checked_once
 from risingbandits.experiments.store import Store, atomic_write
 from risingbandits.instances import intro
 from risingbandits.instances.families import PAPER_HORIZON
@@ -259,14 +260,15 @@ def write_report(
     """Write ``report.md``, ``report.html``, ``report.json`` and ``figures/`` into ``out``
     (``theory``: returns the checks, see :func:`build`; ``pool``: workers that read the stores
     and draw the figures while the report is built)."""
-    found = complete_stores(out, size)
-    stores = found[0]
-    kept = next(load_peers(out, size), None) or next(load_deadlines(out, size), None)
-    if not stores and theory() is None and kept is None:
-        raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
-    check_replaceable(out, identity(stores, size), overwrite)
-    with nullcontext() if pool is None else figures_on(pool):
-        blocks, claims, payload = build(out, size, theory, dpi, found, pool)
+    with instances_checked_once():  # the stores' specs are read many times, unchanged
+        found = complete_stores(out, size)
+        stores = found[0]
+        kept = next(load_peers(out, size), None) or next(load_deadlines(out, size), None)
+        if not stores and theory() is None and kept is None:
+            raise ReportError(f"{out} holds no complete {size.name} store yet: run a target first")
+        check_replaceable(out, identity(stores, size), overwrite)
+        with nullcontext() if pool is None else figures_on(pool):
+            blocks, claims, payload = build(out, size, theory, dpi, found, pool)
     payload = {"identity": payload.pop("identity"), "library_version": __version__, **payload}
     texts = {
         REPORT_JSON: json.dumps(payload, indent=1),
