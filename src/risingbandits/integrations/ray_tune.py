@@ -471,9 +471,9 @@ def _store_logs(tune_controller: TuneController, trial: Trial) -> None:
     storage, folder = trial.storage, trial.local_path
     if not trial.checkpoint or storage is None or folder is None:
         return
-    run_storage = getattr(tune_controller, "_storage", None)
-    if run_storage is not None:
-        run_storage.syncer.wait()
+    syncer = getattr(getattr(tune_controller, "_storage", None), "syncer", None)
+    if syncer is not None:
+        syncer.wait()
     for name in LOG_FILES:
         if Path(folder, name).is_file():  # its checkpoint is stored, so is its folder
             pyarrow.fs.copy_files(
