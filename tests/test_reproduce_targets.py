@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 
+from conftest import IMDB_CURVES
 from risingbandits.analysis.stats import MeanCI
 from risingbandits.experiments import SpecError, Store, parse_spec
 from risingbandits.instances import Noise
@@ -143,6 +144,7 @@ def test_a_later_held_out_set_is_new_to_every_earlier_reading(size: Size, key: s
     presets, budgets and runs)."""
     defs = sweeps(size)
     seed, draw, sweep = LATER[key]
+    unread = []  # specs that read the IMDB curves, when this machine has none
     for name in TARGETS[key]:
         synthetic = name.removeprefix(f"{key}-") in {
             s.removeprefix("heldout-") for s in HELDOUT_SYNTHETIC
@@ -155,6 +157,9 @@ def test_a_later_held_out_set_is_new_to_every_earlier_reading(size: Size, key: s
         )
         assert defs[name].spec_text(size).split("\n", 2)[2] == want, name
         assert "sweep_seed = 0" in old and defs[name].optional == first.optional
+        if "imdb" in name and not (IMDB_CURVES / "curves.npz").is_file():
+            unread.append(name)
+            continue
         try:
             spec = parse_spec(defs[name].spec_text(size))
         except SpecError as exc:  # live-v1 is recorded on demand (a fresh machine has none)
@@ -164,6 +169,8 @@ def test_a_later_held_out_set_is_new_to_every_earlier_reading(size: Size, key: s
         src = spec.model.instances[0]
         assert src.generator_seed == seeds[1]
         assert src.params == ({} if synthetic or "imdb" in name else {"split": "test"})
+    if unread:
+        pytest.skip(f"IMDB learning curves not found at {IMDB_CURVES}: {unread} not parsed")
 
 
 # -- the quick reproduction, checked against its rows --------------------------------------------
