@@ -18,10 +18,13 @@ from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import (
     LANES,
+    LEFT,
+    ROUND,
     SPENT,
     UNIT,
     commit_from,
     committed,
+    end_cost_rounds,
     hace_schedule,
     round_goal,
     warmup_w_min,
@@ -86,6 +89,26 @@ def test_under_a_budget_in_cost_the_reserve_applies_with_one_lane_only() -> None
     more = [round_goal(state, r) for r in range(3)]
     assert one == [2.0 * t for t in halving_schedule(8, 8 * 8, 2)[0]]
     assert more == [2.0 * t for t in halving_schedule(8, 8 * 16, 2)[0]]
+
+
+@pytest.mark.parametrize(("lanes", "kept"), [(1, 3), (2, 3), (4, 4)])
+def test_under_a_budget_in_cost_a_round_keeps_at_least_as_many_survivors_as_lanes(
+    lanes: int, kept: int
+) -> None:
+    """The first round of K = 5 keeps Successive Halving's ceil(5 / 2) = 3, or the lanes if there
+    are more: a worker that halving frees below the lanes trains no survivor faster (a candidate
+    trains on one worker at a time), so eliminating there only removes a candidate. The arms
+    with the lowest statistic go; with as many lanes as survivors the rounds are over."""
+    state = make_policy("hace-ucb").init_state(5, 5 * 16)
+    state.budget[UNIT] = 1.0
+    state.budget[LANES] = float(lanes)
+    state.plan[LEFT] = 10.0  # each survivor short of index_from pulls: the rounds run
+    state.plan[SPENT] = round_goal(state, 0)  # every survivor has just met the first goal
+    state.values[:] = [0.5, 0.9, 0.1, 0.7, 0.3]
+    end_cost_rounds(state)
+    assert state.active.sum() == kept
+    assert state.active.tolist() == [v >= sorted(state.values)[-kept] for v in state.values]
+    assert (state.budget[ROUND] == state.full.shape[0]) == (lanes >= kept)  # the rounds ended
 
 
 def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_once_its_share_is_left() -> None:

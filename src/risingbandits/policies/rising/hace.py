@@ -60,7 +60,10 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   worker with no survivor short of the goal left idle until a result arrives;
 * they run while halving frees a worker (fewer lanes than survivors) and some survivor could
   not make ``index_from`` pulls of its share (its pulls left x lanes / survivors), decided
-  before each round (:func:`enough_for_index`);
+  before each round (:func:`enough_for_index`); a round keeps at least as many survivors as
+  lanes (a worker freed below the lanes trains no survivor faster, a candidate training on
+  one worker at a time: eliminating there only removes a candidate; K = 5 with four workers
+  keeps 4, not 3, ``docs/deadlines-tuning.md``);
 * ACE-UCB's commit value of an arm is averaged over the pulls *that arm* can still make by the
   deadline at its own cost, not over T - t + 1, and only arms a worker may start are ranked;
 * the commit comes with one lane only, once the finished pulls cost what the pulls before it
@@ -355,8 +358,9 @@ def round_goal(state: HaceState, r: int) -> float:
 @called_helper
 def end_cost_rounds(state: HaceState) -> None:
     """The halving rounds in cost: end every round whose survivors spent its goal (or whose
-    next pull no longer fits), rejecting down to its ``keep``; before each round, stop them for
-    good when :func:`enough_for_index` (the first plan decides whether there is any)."""
+    next pull no longer fits), rejecting down to its ``keep`` or the lanes, whichever is more;
+    before each round, stop them for good when :func:`enough_for_index` (the first plan decides
+    whether there is any)."""
     r, rounds = int(state.budget[ROUND]), state.full.shape[0]
     if r < 0:
         state.phase[0] = state.targets.shape[0]  # the rounds in pulls are not used
@@ -368,7 +372,8 @@ def end_cost_rounds(state: HaceState) -> None:
             if state.active[i] and plan[LEFT, i] >= 1.0 and plan[SPENT, i] < goal:
                 state.budget[ROUND] = r
                 return
-        reject_down_to(state.active, state.values, int(state.full[r, 1]), state.ties)
+        keep = max(int(state.full[r, 1]), int(state.budget[LANES]))
+        reject_down_to(state.active, state.values, keep, state.ties)
         r += 1
         if enough_for_index(state):
             r = rounds
