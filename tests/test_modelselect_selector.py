@@ -230,11 +230,13 @@ def test_sklearn_example_prints_a_json_summary(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     module = load_example()
-    argv = ["tune", "--budget", "24", "--param", "sigma=auto", "--json"]
+    # a parameter that keeps the default's compiled kernels (sigma=auto would compile HACE-UCB's
+    # online call again for a given noise level: about 60 s of the suite)
+    argv = ["tune", "--budget", "24", "--param", "commit=0.5", "--json"]
     monkeypatch.setattr("sys.argv", argv)
     module.main()
     summary = json.loads(capsys.readouterr().out)
-    assert summary["policy"]["params"]["sigma"] == "auto" and sum(summary["pulls"].values()) == 24
+    assert summary["policy"]["params"]["commit"] == 0.5 and sum(summary["pulls"].values()) == 24
     assert {"recommended", "recommended_score", "best_last_score"} <= set(summary)
 
 
