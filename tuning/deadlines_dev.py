@@ -5,6 +5,7 @@ Usage:
     python tuning/deadlines_dev.py                  # every dev task, 2 processes
     python tuning/deadlines_dev.py --workers 1      # one process
     python tuning/deadlines_dev.py --out tuning-out # where the task rows are kept
+    python tuning/deadlines_dev.py --draws 0,1,2,3  # four candidate draws of the dev tasks, pooled
 
 The tasks of ``risingbandits reproduce deadlines`` (:mod:`risingbandits.reproduce.deadlines`) on
 the ``dev`` splits of lcdb-v1 (71 instances) and live-v1 (20 instances, seeds 0-3 of its five
@@ -12,13 +13,17 @@ data sets); the test splits, which the report shows, are never read here. Prints
 and deadline, each method's mean final-model gap and the paired difference with the default.
 Rows are kept in ``OUT/deadlines-dev/`` (delete it after changing a policy). A "!" marks a
 method significantly lower than the default (its paired 95% interval below 0; intervals over
-instances, each instance's runs averaged first, as in the report).
+instances, each instance's runs averaged first, as in the report). ``--draws`` reads the dev
+tasks with the candidates of several generator seeds and pools them (each (instance, draw) one
+unit of the intervals): more development instances where one draw shows no signal
+(docs/deadlines-tuning.md, "Halving stops at the lanes").
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
@@ -31,15 +36,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="tuning-out")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--draws", default="0", help="generator seeds of the candidates: 0,1,2,3")
     args = parser.parse_args()
+    draws = draw_list(parser, args.draws)
     out = Path(args.out) / "deadlines-dev"
     with make_executor("processes", args.workers) as pool:
-        run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", (0,))
+        run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", draws)
     print()
-    kept = list(load_deadlines(out, FULL, "dev"))
+    kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
     for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):
         rows = DeadlineRows(t for t in kept if t["bed"] and t["bed"][0] == bed)
-        print(f"\n{bed}: mean final-model gap; paired (method - {DEFAULT_POLICY}) [95% CI]")
+        print(
+            f"\n{bed} ({rows.instances} instances): mean final-model gap; paired (method - "
+            f"{DEFAULT_POLICY}); '!' significantly lower"
+        )
         for cell in rows.cells:
             parts = [f"W={cell[0]:2d} m={cell[1] or 'full':>4}"]
             for x in rows.methods:
@@ -49,6 +59,25 @@ def main() -> None:
                     d = rows.paired(cell, x)
                     parts.append(f"{x[:12]} {d.mean:+.4f}{'!' if d.high < 0 else ' '}")
             print(" | ".join(parts))
+
+
+def draw_list(parser: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
+    """``--draws`` as distinct generator seeds >= 0; a parser error names the value otherwise."""
+    try:
+        draws = tuple(dict.fromkeys(int(x) for x in text.split(",")))
+    except ValueError:
+        draws = ()
+    if not draws or min(draws) < 0:
+        parser.error(f"--draws={text!r} is not allowed: use seeds >= 0 separated by commas (0,1,2)")
+    return draws
+
+
+def pooled(task: dict[str, list[Any]], draw: int, draws: int) -> dict[str, list[Any]]:
+    """A task's rows with each instance named with its draw when several draws are pooled (the
+    same task with other candidates is another unit of the intervals)."""
+    if draws == 1:
+        return task
+    return {**task, "instance": [f"{name}@draw{draw}" for name in task["instance"]]}
 
 
 if __name__ == "__main__":
