@@ -1,13 +1,15 @@
-"""Shared fixtures: small random rising instances, the shared IMDB data location, and Ray
-Tune's logged messages."""
+"""Shared fixtures: small random rising instances, the shared IMDB data location, the
+repository's scripts as modules, and Ray Tune's logged messages."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,6 +27,15 @@ IMDB_CURVES = Path(
         "RISINGBANDITS_IMDB_CURVES", REPO.parent / "shared" / "data" / "imdb-learning-curves"
     )
 )
+
+
+def load_script(relative: str, name: str) -> Any:
+    """The repository's script at ``relative`` (an example, a tuning script) as a module."""
+    spec = importlib.util.spec_from_file_location(name, REPO / relative)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def random_ltf(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conftest import load_script
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import POLICIES, make_policy
 
@@ -202,12 +202,7 @@ def test_foreign_or_tampered_checkpoint_refused(tmp_path: Path) -> None:
 
 
 def load_example() -> Any:
-    path = Path(__file__).resolve().parents[1] / "examples" / "tune_sklearn_partial_fit.py"
-    spec = importlib.util.spec_from_file_location("tune_example", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/tune_sklearn_partial_fit.py", "tune_example")
 
 
 @pytest.mark.parametrize("workers", [1, 3])

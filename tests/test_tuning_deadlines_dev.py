@@ -4,24 +4,19 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import load_script
 
-def load_script() -> Any:
-    path = Path(__file__).resolve().parents[1] / "tuning" / "deadlines_dev.py"
-    spec = importlib.util.spec_from_file_location("deadlines_dev", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+def deadlines_dev() -> Any:
+    return load_script("tuning/deadlines_dev.py", "deadlines_dev")
 
 
 def test_draws_are_distinct_seeds_and_a_bad_value_is_named() -> None:
-    script = load_script()
+    script = deadlines_dev()
     parser = argparse.ArgumentParser()
     assert script.draw_list(parser, "0") == (0,)
     assert script.draw_list(parser, "0,1,2,3,1") == (0, 1, 2, 3)
@@ -32,7 +27,7 @@ def test_draws_are_distinct_seeds_and_a_bad_value_is_named() -> None:
 
 
 def test_pooled_draws_name_each_instance_with_its_draw() -> None:
-    script = load_script()
+    script = deadlines_dev()
     task = {"instance": ["lcdb-v1/0/2", "lcdb-v1/0/2"], "final_gap": [0.1, 0.2]}
     assert script.pooled(task, 0, 1) is task  # one draw: the rows as kept
     named = script.pooled(task, 3, 4)
