@@ -7,7 +7,6 @@ line, score-range errors that name the option, and the examples on the default p
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import os
 import random
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from conftest import load_script
 from process_checks import all_gone, identity, kill_left
 from risingbandits.cli import app
 from risingbandits.cli import select as select_cli
@@ -40,7 +40,6 @@ from test_integrations_shell import one_line_error
 
 runner = CliRunner()
 CLI = "from risingbandits.cli import main; main()"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def logging_commands(log: Path, pause: float) -> list[str]:
@@ -281,12 +280,7 @@ def test_score_range_errors_name_the_option() -> None:
 
 
 def test_the_sklearn_example_uses_the_default_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "tune_sklearn_example", EXAMPLES / "tune_sklearn_partial_fit.py"
-    )
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/tune_sklearn_partial_fit.py", "tune_sklearn_example")
     assert inspect.signature(example.tune).parameters["policy"].default == DEFAULT_POLICY
     asked: list[str] = []
 

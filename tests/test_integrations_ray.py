@@ -4,7 +4,6 @@ with the driver, also when it is killed."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import signal
@@ -19,6 +18,8 @@ from types import SimpleNamespace
 import numpy as np
 import pyarrow.fs
 import pytest
+
+from conftest import load_script
 
 pytest.importorskip("ray.tune")
 
@@ -393,10 +394,7 @@ def test_a_numpy_integer_budget_is_taken() -> None:
 def test_the_example_uses_the_default_policy(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("sklearn")
     monkeypatch.syspath_prepend(str(EXAMPLE.parent))  # its digits_steps module
-    spec = importlib.util.spec_from_file_location("ray_tune_partial_fit", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/ray_tune_partial_fit.py", "ray_tune_partial_fit")
     assert example.arguments([]).policy == DEFAULT_POLICY  # the README's advice
 
 
