@@ -144,6 +144,27 @@ def test_the_workers_level_yields_to_numba_opt(monkeypatch: pytest.MonkeyPatch) 
     config.reload_config()  # back to this process's own level
 
 
+def _cache_variable(_: object) -> str | None:  # runs on a worker
+    return os.environ.get("RISINGBANDITS_CACHE_DIR")
+
+
+def test_workers_see_the_environment_of_when_their_pool_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variable set, then unset, after the forkserver started (a first pool) reaches the
+    workers of every later pool as it is then (the forkserver kept the old environment: a
+    report's workers read the cache folder an earlier test had set)."""
+    monkeypatch.delenv("RISINGBANDITS_CACHE_DIR", raising=False)
+    with ProcessExecutor(1) as pool:  # the forkserver runs from here on
+        assert list(pool.imap_unordered(_cache_variable, [0])) == [None]
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path))
+    with ProcessExecutor(1) as pool:
+        assert list(pool.imap_unordered(_cache_variable, [0])) == [str(tmp_path)]
+    monkeypatch.delenv("RISINGBANDITS_CACHE_DIR")
+    with ProcessExecutor(1) as pool:
+        assert list(pool.imap_unordered(_cache_variable, [0])) == [None]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

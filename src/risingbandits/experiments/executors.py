@@ -3,7 +3,8 @@
 * ``serial``: in this process, one task after another;
 * ``processes`` (the default): a ``concurrent.futures.ProcessPoolExecutor`` started with
   ``forkserver`` (``spawn`` where that is missing), since Numba and ``fork`` do not mix well;
-  all cores by default. Its workers compile kernels at LLVM -O2
+  all cores by default. Its workers see the environment of the process as it is when the pool
+  starts (not as it was when the forkserver started), compile kernels at LLVM -O2
   (:func:`~risingbandits._jit.use_worker_opt_level`) and end when the process that started
   them is gone (:mod:`.watchdog`); leaving the ``with`` block on an exception (Ctrl-C,
   SIGTERM, a full disk) terminates them instead of waiting for their tasks;
@@ -84,8 +85,22 @@ class SerialExecutor:
             yield fn(item)
 
 
-def _start_worker(owner: ProcessIdentity) -> None:
-    """Initializer of a pool worker: ends with ``owner``, compiles at -O2."""
+def use_environment(environment: dict[str, str]) -> None:
+    """Make this process's environment exactly ``environment``. A forkserver worker is forked
+    from the forkserver, which keeps the environment of the moment it started (the first pool
+    of the process): without this, a variable set or unset since then (the cache folder,
+    ``RISINGBANDITS_CACHE_DIR``) would not reach the workers, and they would read another
+    folder's cache than the process that started them (seen in the suite: a report's workers
+    read a folder an earlier test had set and then unset)."""
+    for name in set(os.environ) - set(environment):
+        del os.environ[name]
+    os.environ.update(environment)
+
+
+def _start_worker(owner: ProcessIdentity, environment: dict[str, str]) -> None:
+    """Initializer of a pool worker: the environment of the process that started the pool (as
+    it was then), ends with ``owner``, compiles at -O2."""
+    use_environment(environment)
     watch_owner(owner)
     use_worker_opt_level()
 
@@ -129,7 +144,7 @@ class ProcessExecutor:
             self.workers,
             mp_context=multiprocessing.get_context(method),
             initializer=_start_worker,
-            initargs=(ProcessIdentity.current(),),
+            initargs=(ProcessIdentity.current(), dict(os.environ)),
         )
         return self
 
