@@ -25,6 +25,7 @@ pytest.importorskip("ray.tune")
 
 from ray import cloudpickle, tune
 from ray.train._internal import storage as ray_storage
+from ray.tune.experiment import Trial
 from ray.tune.search import BasicVariantGenerator
 
 from process_checks import Process, all_gone, descendants, kill_left, running
@@ -266,6 +267,55 @@ def test_a_retried_trial_stays_the_same_candidate(
         iterations.setdefault(row["candidate"], []).append(row["metrics"]["training_iteration"])
     assert all(i == list(range(1, len(i) + 1)) for i in iterations.values())
     assert not [m for m in tune_errors if "Error" in m]
+
+
+class Controller:
+    """Tune's controller as the scheduler sees it: records the trials it is asked to stop."""
+
+    def __init__(self) -> None:
+        self.stopped: list[str] = []
+
+    def stop_trial(self, trial: SimpleNamespace) -> None:
+        self.stopped.append(trial.trial_id)
+
+
+def _fake_trial(trial_id: str) -> SimpleNamespace:
+    return SimpleNamespace(
+        trial_id=trial_id,
+        status=Trial.PENDING,
+        checkpoint=None,
+        storage=None,
+        local_path=None,
+        should_recover=lambda: True,
+    )
+
+
+def test_a_retry_keeps_its_step_when_the_others_spent_the_rest_of_the_budget() -> None:
+    """A trial that fails while the other trials' results spend the rest of the budget is
+    retried for its step in flight, not stopped (the run ended one iteration short: seen under
+    load, the failure reached the scheduler after the last result)."""
+    scheduler = RisingBanditScheduler(budget=2, metric="score", mode="max", seed=0)
+    controller = Controller()
+    trials = [_fake_trial("a"), _fake_trial("b")]
+    for trial in trials:
+        scheduler.on_trial_add(controller, trial)
+    trials[0].status = Trial.RUNNING
+    scheduler.on_trial_result(controller, trials[0], {"score": 0.1, "training_iteration": 1})
+    selector = scheduler.selector
+    assert selector is not None and selector.remaining == 0 and len(selector.in_flight) == 1
+    held = trials[selector.in_flight[0]]  # the policy's second step, not reported yet
+    held.status = Trial.ERROR  # Tune retries it: ERROR, on_trial_error, PENDING, on_trial_add
+    scheduler.on_trial_error(controller, held)
+    held.status = Trial.PENDING
+    scheduler.on_trial_add(controller, held)
+    assert controller.stopped == []
+    held.status = Trial.RUNNING
+    iteration = 1 + scheduler.summary()["pulls"][held.trial_id]
+    decision = scheduler.on_trial_result(
+        controller, held, {"score": 0.2, "training_iteration": iteration}
+    )
+    summary = scheduler.summary()
+    assert decision == "STOP" and summary["steps"] == 2 and summary["in_flight"] == []
 
 
 def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_path: Path) -> None:

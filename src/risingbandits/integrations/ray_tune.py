@@ -42,7 +42,9 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   restarts from its latest checkpoint and reports the next ``training_iteration`` (a restart
   that reports an iteration again is refused, as for a pause: report a checkpoint with each
   result). Under a budget in iterations the failed attempt's pull stays in flight until the
-  retry reports it (nothing is given back, no other trial takes the worker). Under
+  retry reports it (nothing is given back, no other trial takes the worker), also when the
+  other trials spent the rest of the budget meanwhile (stopping the retry then lost that step:
+  the run ended one iteration short). Under
   ``time_budget_s`` the failed attempt is charged its wall time as a failed iteration is, and
   the retry starts a new pull; once the budget is spent the retry is stopped before it starts,
   so a trial that fails on every attempt (``max_failures=-1``) still ends the run. Before the
@@ -170,7 +172,8 @@ class RisingBanditScheduler(TrialScheduler):
     def on_trial_add(self, tune_controller: TuneController, trial: Trial) -> None:
         if trial.trial_id in self._index:  # Tune retries it after a failure: same candidate
             selector = self._selector
-            if selector is not None and selector.remaining == 0:
+            held = selector is not None and self._index[trial.trial_id] in selector.in_flight
+            if selector is not None and selector.remaining == 0 and not held:
                 tune_controller.stop_trial(trial)  # the budget is spent: no attempt more
             return
         self._index[trial.trial_id] = len(self._trials)
