@@ -207,9 +207,10 @@ def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
 ) -> None:
     # the 0.9 trial sleeps 0.2 s in its third iteration, then raises: Tune reports no time for
     # it, the scheduler charges the wall time from when the iteration could start to the error.
-    # The budget is some 30 iterations, so that the 0.9 trial reaches its third also on a busy
-    # machine (with 2 s of 0.2 s iterations, a CI run under `pytest -n 2` spent it before).
-    scheduler = RisingBanditScheduler(time_budget_s=3.0, seed=0)
+    # The budget is some 60 iterations, so that the 0.9 trial reaches its third also on a busy
+    # machine (with 2 s of 0.2 s iterations, a CI run under `pytest -n 2` spent it before; with
+    # 3 s of 0.1 s iterations, so did one run of the whole suite in 2026-11).
+    scheduler = RisingBanditScheduler(time_budget_s=6.0, seed=0)
     results = fit(scheduler, tmp_path, seconds=0.1, fail=[0.9], fail_seconds=0.2)
     summary = scheduler.summary()
     failed = next(r.metrics["trial_id"] for r in results if r.config["cap"] == 0.9)
