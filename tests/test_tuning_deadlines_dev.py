@@ -20,6 +20,7 @@ def test_draws_are_distinct_seeds_and_a_bad_value_is_named() -> None:
     parser = argparse.ArgumentParser()
     assert script.draw_list(parser, "0") == (0,)
     assert script.draw_list(parser, "0,1,2,3,1") == (0, 1, 2, 3)
+    assert script.draw_list(parser, "0-3") == (0, 1, 2, 3)
     for bad in ("x", "-1", "", "0,,1"):
         with pytest.raises(SystemExit) as raised:
             script.draw_list(parser, bad)

@@ -25,6 +25,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from risingbandits.cli.data import seed_list
+from risingbandits.cli.errors import UserError
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce.deadlines import load_deadlines, run_deadlines
@@ -36,7 +38,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="tuning-out")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--draws", default="0", help="generator seeds of the candidates: 0,1,2,3")
+    parser.add_argument(
+        "--draws", default="0", help="generator seeds of the candidates: 0,1,2 or 0-3"
+    )
     args = parser.parse_args()
     draws = draw_list(parser, args.draws)
     out = Path(args.out) / "deadlines-dev"
@@ -62,14 +66,12 @@ def main() -> None:
 
 
 def draw_list(parser: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
-    """``--draws`` as distinct generator seeds >= 0; a parser error names the value otherwise."""
+    """``--draws`` as distinct generator seeds (``0,1,2`` or ``0-3``, read as ``data live
+    --seeds`` is); a parser error names the value otherwise."""
     try:
-        draws = tuple(dict.fromkeys(int(x) for x in text.split(",")))
-    except ValueError:
-        draws = ()
-    if not draws or min(draws) < 0:
-        parser.error(f"--draws={text!r} is not allowed: use seeds >= 0 separated by commas (0,1,2)")
-    return draws
+        return tuple(dict.fromkeys(seed_list(text, "--draws")))
+    except UserError as exc:
+        parser.error(str(exc))
 
 
 def pooled(task: dict[str, list[Any]], draw: int, draws: int) -> dict[str, list[Any]]:

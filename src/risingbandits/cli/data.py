@@ -138,18 +138,18 @@ MAX_SEEDS = 10_000
 a range of 10**10 seeds ended in a MemoryError while it was listed."""
 
 
-def _seed_list(text: str) -> list[int]:
-    """``0,3,5`` or ``0-7`` (both ends included)."""
+def seed_list(text: str, option: str = "--seeds") -> list[int]:
+    """``0,3,5`` or ``0-7`` (both ends included); a :class:`UserError` naming ``option``."""
     first, dash, last = text.partition("-")
     parts = [first, last] if dash else text.split(",")
     if not all(p.strip().isdigit() for p in parts) or (dash and int(first) > int(last)):
         raise UserError(
-            f"--seeds={text!r} is not allowed: use integers >= 0, comma-separated (0,3,5) or "
+            f"{option}={text!r} is not allowed: use integers >= 0, comma-separated (0,3,5) or "
             "a range (0-7)"
         )
     if dash and int(last) - int(first) + 1 > MAX_SEEDS:
         raise UserError(
-            f"--seeds={text!r} is not allowed: {int(last) - int(first) + 1:,} seeds; use at "
+            f"{option}={text!r} is not allowed: {int(last) - int(first) + 1:,} seeds; use at "
             f"most {MAX_SEEDS:,}"
         )
     return list(range(int(first), int(last) + 1)) if dash else [int(p) for p in parts]
@@ -175,7 +175,7 @@ def live(
     names = [check_dataset(d.strip(), "--datasets") for d in datasets.split(",") if d.strip()]
     if not names:
         raise UserError(f"--datasets={datasets!r} is not allowed: name one or more data sets")
-    order = _seed_list(seeds)
+    order = seed_list(seeds)
     for option, value, least in (("--units", units, 1), ("--workers", workers, 0)):
         _at_least(option, value, least)
     err = Console(stderr=True, highlight=False)
