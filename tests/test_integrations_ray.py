@@ -29,6 +29,7 @@ from ray.tune.experiment import Trial
 from ray.tune.search import BasicVariantGenerator
 
 from process_checks import Process, all_gone, descendants, kill_left, running
+from risingbandits.integrations import ray_tune
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, _store_logs, local_ray
 from risingbandits.modelselect import DEFAULT_POLICY
 
@@ -317,6 +318,49 @@ def test_a_retry_keeps_its_step_when_the_others_spent_the_rest_of_the_budget() -
     )
     summary = scheduler.summary()
     assert decision == "STOP" and summary["steps"] == 2 and summary["in_flight"] == []
+
+
+@pytest.mark.parametrize("retried", [True, False], ids=["retried", "no-retry-left"])
+def test_the_paused_trials_stop_when_a_failed_last_step_spent_the_time_budget(
+    monkeypatch: pytest.MonkeyPatch, retried: bool
+) -> None:
+    """The last step of a time budget (its estimated cost committed when it started) fails
+    while the other trials are paused: they are stopped, else no trial ran again and the run
+    waited for Tune's own time limit (seen in CI: no result came to stop them)."""
+    clock = [0.0]
+    monkeypatch.setattr(ray_tune, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, metric="score", mode="max", seed=0)
+    controller = Controller()
+    trials = [_fake_trial(name) for name in "abc"]
+    for trial in trials:
+        trial.should_recover = lambda: retried
+        scheduler.on_trial_add(controller, trial)
+    trial = trials[0]
+    for _ in trials:  # each reports once, 0.3 s: the third result leaves 0.1 s, a step in flight
+        trial.status = Trial.RUNNING
+        scheduler.choose_trial_to_run(controller)  # Tune asks until the picked trial starts
+        decision = scheduler.on_trial_result(
+            controller, trial, {"score": 0.1, "training_iteration": 1, "time_this_iter_s": 0.3}
+        )
+        if decision == "PAUSE":
+            trial.status = Trial.PAUSED
+            trial = scheduler.choose_trial_to_run(controller)
+    selector = scheduler.selector
+    assert selector is not None and selector.remaining == 0 and len(selector.in_flight) == 1
+    failing = trials[selector.in_flight[0]]
+    failing.status = Trial.RUNNING
+    assert [t.status for t in trials].count(Trial.PAUSED) == 2
+    clock[0] += 0.5
+    if retried:  # Tune's order: ERROR, on_trial_error, PENDING, on_trial_add
+        failing.status = Trial.ERROR
+        scheduler.on_trial_error(controller, failing)
+        failing.status = Trial.PENDING
+        scheduler.on_trial_add(controller, failing)
+    else:  # no retry left: on_trial_error while RUNNING, then Tune stops it
+        scheduler.on_trial_error(controller, failing)
+    paused = {t.trial_id for t in trials if t is not failing}
+    assert set(controller.stopped) == paused | ({failing.trial_id} if retried else set())
+    assert scheduler.summary()["spent"] >= 1.0 and selector.in_flight == ()
 
 
 def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_path: Path) -> None:

@@ -46,8 +46,9 @@ Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
   other trials spent the rest of the budget meanwhile (stopping the retry then lost that step:
   the run ended one iteration short). Under
   ``time_budget_s`` the failed attempt is charged its wall time as a failed iteration is, and
-  the retry starts a new pull; once the budget is spent the retry is stopped before it starts,
-  so a trial that fails on every attempt (``max_failures=-1``) still ends the run. Before the
+  the retry starts a new pull; once the budget is spent the retry is stopped before it starts
+  (and the paused trials with it), so a trial that fails on every attempt
+  (``max_failures=-1``) still ends the run. Before the
   first result of the run nothing can be charged. Only the last failure, with no retry left,
   retires the trial and lists it in ``"errored"``.
 * Once the budget is spent (every step of it started), the trials still paused or not started
@@ -392,13 +393,16 @@ class RisingBanditScheduler(TrialScheduler):
 
     def _charge(self, tune_controller: TuneController, index: int, lost: float) -> None:
         """Cancel trial ``index``'s pull in flight, charged ``lost`` seconds (a failed
-        iteration); if that spent the budget, stop the paused trials (they waited, paused, until
-        Tune's own time limit). Only here: stopping one comes back through ``on_trial_remove``
-        with the budget already spent, and stopping them again recursed until Python's limit."""
+        iteration); if the budget is spent then, stop the paused trials (they waited, paused,
+        until Tune's own time limit). Also when it was spent before the failure: the failed
+        pull's estimated cost had spent it when the pull started, and no result came to stop
+        them (a run waited until Tune's own limit when its last pull failed so). Only here, not
+        in :meth:`_leave`: stopping a trial comes back through ``on_trial_remove``, which
+        charges nothing, and stopping the paused ones again from there recursed until
+        Python's limit."""
         selector = self._started()
-        budget_left = selector.remaining > 0
         selector.cancel(index, cost=lost)
-        if budget_left and selector.remaining == 0:
+        if selector.remaining == 0:
             self._stop_paused(tune_controller)
 
     def _leave(
