@@ -32,6 +32,7 @@ from process_checks import Process, all_gone, descendants, kill_left, running
 from risingbandits.integrations import ray_tune
 from risingbandits.integrations.ray_tune import RisingBanditScheduler, _store_logs, local_ray
 from risingbandits.modelselect import DEFAULT_POLICY
+from tune_fake import fake_trial
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
 
@@ -281,24 +282,13 @@ class Controller:
         self.stopped.append(trial.trial_id)
 
 
-def _fake_trial(trial_id: str) -> SimpleNamespace:
-    return SimpleNamespace(
-        trial_id=trial_id,
-        status=Trial.PENDING,
-        checkpoint=None,
-        storage=None,
-        local_path=None,
-        should_recover=lambda: True,
-    )
-
-
 def test_a_retry_keeps_its_step_when_the_others_spent_the_rest_of_the_budget() -> None:
     """A trial that fails while the other trials' results spend the rest of the budget is
     retried for its step in flight, not stopped (the run ended one iteration short: seen under
     load, the failure reached the scheduler after the last result)."""
     scheduler = RisingBanditScheduler(budget=2, metric="score", mode="max", seed=0)
     controller = Controller()
-    trials = [_fake_trial("a"), _fake_trial("b")]
+    trials = [fake_trial("a"), fake_trial("b")]
     for trial in trials:
         scheduler.on_trial_add(controller, trial)
     trials[0].status = Trial.RUNNING
@@ -331,9 +321,8 @@ def test_the_paused_trials_stop_when_a_failed_last_step_spent_the_time_budget(
     monkeypatch.setattr(ray_tune, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     scheduler = RisingBanditScheduler(time_budget_s=1.0, metric="score", mode="max", seed=0)
     controller = Controller()
-    trials = [_fake_trial(name) for name in "abc"]
+    trials = [fake_trial(name, retried) for name in "abc"]
     for trial in trials:
-        trial.should_recover = lambda: retried
         scheduler.on_trial_add(controller, trial)
     trial = trials[0]
     for _ in trials:  # each reports once, 0.3 s: the third result leaves 0.1 s, a step in flight
