@@ -457,7 +457,7 @@ def test_a_trial_that_completes_stays_a_candidate_to_deploy(
         ({"preset": "nope"}, "preset='nope' is not allowed"),
         ({"params": {"nope": 1}}, "unknown parameter 'nope'"),
         ({"seed": -1}, "seed=-1 is not allowed"),
-        ({"max_pending": 0}, "max_pending=0 is not allowed"),
+        ({"max_pending": 2}, "max_pending=2 is not allowed: Tune runs as many trials at once"),
         ({"noise_proxy": -1}, "noise_proxy=-1 is not allowed"),
         ({"score_range": (1, 0)}, r"score_range=\(1, 0\) is not allowed"),
         ({"mode": "min", "score_range": "ab"}, "score_range='ab' is not allowed"),

@@ -15,12 +15,14 @@ from ray.tune.experiment import Trial
 
 from risingbandits.integrations import ray_tune
 from risingbandits.integrations.ray_tune import RisingBanditScheduler
+from risingbandits.modelselect import DEFAULT_POLICY
 from tune_fake import Behaviour, FakeTune
 
 RUNS = 400
-"""Random scenarios per kind of budget: before the fix of a hang under a time budget (the last
-step failed with the other trials paused), 3 of the first 300 with a time budget hung, 13 of the
-first 600; none of 2,000 of either kind fails with it."""
+"""Random scenarios per policy and kind of budget. Before their fixes, 10 of these 400 hung
+under a time budget with the default policy (the last step failed with the other trials
+paused), and 5 under a budget in iterations with Successive Halving raised (its survivors
+failed); none of 2,000 of each fails with the fixes."""
 
 
 def behaviour(rng: random.Random, timed: bool) -> Behaviour:
@@ -39,20 +41,25 @@ def behaviour(rng: random.Random, timed: bool) -> Behaviour:
     return Behaviour()
 
 
+@pytest.mark.parametrize("policy", [DEFAULT_POLICY, "successive-halving"])
 @pytest.mark.parametrize("timed", [False, True], ids=["iterations", "seconds"])
 def test_every_order_of_events_ends_with_the_budget_spent(
-    monkeypatch: pytest.MonkeyPatch, timed: bool
+    monkeypatch: pytest.MonkeyPatch, timed: bool, policy: str
 ) -> None:
+    """With the default and with an elimination policy (Successive Halving had no arm to play
+    once its survivors failed and were retired)."""
     clock = [0.0]
     monkeypatch.setattr(ray_tune, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     for seed in range(RUNS):
         rng = random.Random(seed)
-        k, workers = rng.choice([2, 3, 4]), rng.choice([1, 2, 3])
+        k, workers = rng.choice([2, 3, 4, 5]), rng.choice([1, 2, 3, 4])
         behaviours = [Behaviour(), *(behaviour(rng, timed) for _ in range(k - 1))]
         budget = (
             {"time_budget_s": rng.uniform(0.5, 4.0)} if timed else {"budget": rng.randint(k, 25)}
         )
-        scheduler = RisingBanditScheduler(metric="score", mode="max", seed=seed, **budget)
+        scheduler = RisingBanditScheduler(
+            metric="score", mode="max", seed=seed, policy=policy, **budget
+        )
         tune = FakeTune(scheduler, behaviours, workers, rng, clock)
         ended = tune.run()
         case = f"seed {seed}, {budget}, {workers} workers, {behaviours}: ... {tune.log[-6:]}"

@@ -92,6 +92,22 @@ def test_retired_candidate_keeps_its_index_and_is_never_chosen(tmp_path: Path) -
         sel.retire(1)
 
 
+@pytest.mark.parametrize("name", ["successive-halving", "r-sr", "hace-ucb"])
+def test_retiring_every_survivor_of_the_halving_lets_the_others_go_on(name: str) -> None:
+    """An elimination policy whose survivors all fail (a model selector retires them) goes on
+    among the candidates it had rejected: it returned no arm (successive-halving: "kernel
+    returned invalid arm -1"; found with the Ray scheduler's orders of events)."""
+    sel = ModelSelector(["a", "b", "c", "d", "e"], 60, name, seed=0)
+    drive(sel, 40)
+    recent = drive(sel, 6)
+    for arm in sorted(set(recent))[:3]:  # the survivors, while two stay active
+        sel.retire(arm)
+    left = [sel.names.index(n) for n in sel.active]
+    assert not set(recent) & set(left)  # only candidates it had stopped training are left
+    rest = drive(sel, 14)
+    assert set(rest) <= set(left) and sel.remaining == 0
+
+
 def test_retire_refusals_one_line() -> None:
     sel = ModelSelector(["a", "b", "c"], 50)
     arm = sel.select()

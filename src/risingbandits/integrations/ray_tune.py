@@ -15,8 +15,9 @@ the policy (a :class:`~risingbandits.modelselect.ModelSelector` with one candida
 picks, among that trial and the waiting ones (paused, or new and not started yet), the trial
 to train next; the reporting trial continues if it is picked, otherwise it is paused and the
 picked one takes its place. Every
-running trial is a pull in flight (``max_pending``), so the trials run in parallel on as many
-workers as the cluster gives them.
+running trial is a pull in flight, so the trials run in parallel on as many workers as the
+cluster gives them (the selector's ``max_pending`` is refused: Tune starts a new trial whenever
+resources are free, and a smaller cap failed inside Ray at the first result past it).
 
 Choices (the Ray integration is ours; nothing in the CURE-UCB paper covers it):
 
@@ -106,10 +107,10 @@ ITERATION_TIME = "time_this_iter_s"
 SELECTOR_OPTIONS = tuple(
     name
     for name, p in inspect.signature(ModelSelector).parameters.items()
-    if p.kind is p.KEYWORD_ONLY and name not in ("score_range", "cost")
+    if p.kind is p.KEYWORD_ONLY and name not in ("score_range", "cost", "max_pending")
 )
 """The ModelSelector keywords the scheduler passes on (``score_range`` and ``cost`` are its
-own)."""
+own; ``max_pending`` is refused, see the module's docstring)."""
 LOG_FILES = (EXPR_RESULT_FILE, EXPR_PROGRESS_FILE)
 """The files Ray's JSON and CSV logger callbacks copy back from storage when a trial starts."""
 
@@ -119,7 +120,7 @@ class RisingBanditScheduler(TrialScheduler):
     trials of a Tune run with ``policy``.
 
     ``metric``/``mode`` may instead come from ``tune.TuneConfig``; other keywords (``seed``,
-    ``preset``, ``params``, ``max_pending``, ...) go to the
+    ``preset``, ``params``, ...) go to the
     :class:`~risingbandits.modelselect.ModelSelector`. Every setting is checked here, by the
     selector's own checks, rather than at the first result inside Ray.
     """
@@ -142,6 +143,12 @@ class RisingBanditScheduler(TrialScheduler):
         if mode not in (None, "min", "max"):
             raise ValueError(f"mode={mode!r} is not allowed: use 'min' or 'max'")
         for name, value in selector_options.items():
+            if name == "max_pending":
+                raise ValueError(
+                    f"max_pending={value!r} is not allowed: Tune runs as many trials at once as "
+                    "the cluster has resources for; give each trial more "
+                    "(tune.with_resources) to run fewer at once"
+                )
             if name not in SELECTOR_OPTIONS:
                 raise ValueError(
                     f"{name}={value!r} is not allowed: the scheduler takes budget, policy, "

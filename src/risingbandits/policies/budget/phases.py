@@ -166,11 +166,15 @@ def schedule_from_fresh(fresh: Any, old: Any, plan: ArmPlan) -> Any:
     everything else is carried. The current phase goes on under the new schedule (one already
     complete ends at the next pull of an arm that reached its target; a phase past the new
     schedule's end, e.g. a finished schedule that now has fewer phases, is its end); a new arm
-    joins the survivors."""
+    joins the survivors. When every survivor was removed (a model selector retires the
+    candidates that fail), the arms left are all survivors again: the phases go on among them
+    (with none active, the policy had no arm to play)."""
     targets, keep = fresh.targets.copy(), fresh.keep.copy()
     state = carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
     if "phase" in state._fields:  # (the rungs of Hyperband and ASHA have none)
         state.phase[0] = min(int(state.phase[0]), targets.shape[0])
+        if not state.active.any():
+            state.active[:] = True
     return state
 
 
