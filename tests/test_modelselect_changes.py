@@ -108,6 +108,20 @@ def test_retiring_every_survivor_of_the_halving_lets_the_others_go_on(name: str)
     assert set(rest) <= set(left) and sel.remaining == 0
 
 
+def test_hyperband_that_lost_candidates_loads_its_own_checkpoint(tmp_path: Path) -> None:
+    """Retiring candidates shrinks Hyperband's schedule (9 -> 2: three brackets -> one); its
+    position in the third bracket was kept, and loading the checkpoint refused it ("state.pos[0]=2
+    is not allowed: use -1..1"; found by random sequences of operations)."""
+    sel = ModelSelector([f"c{i}" for i in range(9)], 200, "hyperband", seed=0)
+    drive(sel, 150)  # into the third bracket (a third of the budget each)
+    for name in sel.names[2:]:
+        sel.retire(name)
+    sel.save(tmp_path / "sel.json")
+    again = ModelSelector.load(tmp_path / "sel.json")
+    assert drive(again, 50) == drive(sel, 50)
+    assert sel.remaining == 0 and {r["candidate"] for r in sel.history[150:]} <= {"c0", "c1"}
+
+
 def test_retire_refusals_one_line() -> None:
     sel = ModelSelector(["a", "b", "c"], 50)
     arm = sel.select()
