@@ -108,14 +108,19 @@ def test_retiring_every_survivor_of_the_halving_lets_the_others_go_on(name: str)
     assert set(rest) <= set(left) and sel.remaining == 0
 
 
-def test_hyperband_that_lost_candidates_loads_its_own_checkpoint(tmp_path: Path) -> None:
-    """Retiring candidates shrinks Hyperband's schedule (9 -> 2: three brackets -> one); its
-    position in the third bracket was kept, and loading the checkpoint refused it ("state.pos[0]=2
-    is not allowed: use -1..1"; found by random sequences of operations)."""
-    sel = ModelSelector([f"c{i}" for i in range(9)], 200, "hyperband", seed=0)
-    drive(sel, 150)  # into the third bracket (a third of the budget each)
-    for name in sel.names[2:]:
-        sel.retire(name)
+@pytest.mark.parametrize(("name", "k"), [("hyperband", 9), ("asha", 4)])
+def test_a_schedule_that_lost_candidates_loads_its_own_checkpoint(
+    tmp_path: Path, name: str, k: int
+) -> None:
+    """Retiring candidates down to two shrinks the schedule (Hyperband's three brackets for 9
+    -> one, ASHA's three rungs for 4 -> two); Hyperband's position in the third bracket was
+    kept, ASHA's goals until its next call, and loading the checkpoint refused them
+    ("state.pos[0]=2 is not allowed: use -1..1", "state.goal[0]=2 ..."; found by random
+    sequences of operations)."""
+    sel = ModelSelector([f"c{i}" for i in range(k)], 200, name, seed=0)
+    drive(sel, 150)  # Hyperband: into the third bracket (a third of the budget each)
+    for candidate in sel.names[2:]:
+        sel.retire(candidate)
     sel.save(tmp_path / "sel.json")
     again = ModelSelector.load(tmp_path / "sel.json")
     assert drive(again, 50) == drive(sel, 50)

@@ -337,12 +337,17 @@ def _carry_rungs(fresh: AshaState, old: AshaState, plan: ArmPlan) -> AshaState:
     arm keeps its progress and its statistic at the rungs both runs have, and the next call
     rebuilds levels and ranks for the new thresholds (:func:`rebuild`). The statistic table is
     copied here by arm and rung (R may equal K, where the default rule would take the rung axis
-    for an arm axis)."""
+    for an arm axis). Levels and goals are brought within the new R rungs here already, as
+    :func:`rebuild` does: a checkpoint saved before the next call kept them past the rungs, and
+    loading it refused them."""
     stat, dirty = fresh.stat.copy(), fresh.dirty.copy()
     rows = np.flatnonzero(plan.keep >= 0)
     width = min(stat.shape[1], old.stat.shape[1])
     stat[rows, :width] = old.stat[plan.keep[rows], :width]
-    return carry_fields(fresh, old, plan)._replace(stat=stat, dirty=dirty)
+    state = carry_fields(fresh, old, plan)._replace(stat=stat, dirty=dirty)
+    np.minimum(state.level, stat.shape[1], out=state.level)
+    np.minimum(state.goal, stat.shape[1] - 1, out=state.goal)
+    return state
 
 
 def _check_rungs(field: str, state: AshaState, facts: RunFacts) -> None:
