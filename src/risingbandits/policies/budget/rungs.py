@@ -223,15 +223,13 @@ def settle(state: AshaState, i: int) -> None:
 
 @called_helper
 def rebuild(state: AshaState, rng: np.ndarray) -> None:
-    """A fresh or transplanted state: draw the tie order of arms not seen yet, bring levels
-    within this run's R rungs, record the rungs completed at this run's thresholds (with the
-    statistic now) and rank every rung."""
+    """A fresh or transplanted state (its levels within this run's R rungs already,
+    :func:`_carry_rungs`): draw the tie order of arms not seen yet, record the rungs completed
+    at this run's thresholds (with the statistic now) and rank every rung."""
     rungs = state.stat.shape[1]
     for i in range(state.level.shape[0]):
         if state.prio[i] == 0.0:
             state.prio[i] = 1.0 - rng_uniform(rng)  # in (0, 1]
-        state.level[i] = min(state.level[i], rungs)
-        state.goal[i] = min(state.goal[i], rungs - 1)
         climb(state, i)
     for k in range(rungs):
         rank_rung(state, k)
@@ -337,9 +335,8 @@ def _carry_rungs(fresh: AshaState, old: AshaState, plan: ArmPlan) -> AshaState:
     arm keeps its progress and its statistic at the rungs both runs have, and the next call
     rebuilds levels and ranks for the new thresholds (:func:`rebuild`). The statistic table is
     copied here by arm and rung (R may equal K, where the default rule would take the rung axis
-    for an arm axis). Levels and goals are brought within the new R rungs here already, as
-    :func:`rebuild` does: a checkpoint saved before the next call kept them past the rungs, and
-    loading it refused them."""
+    for an arm axis). Levels and goals are brought within the new R rungs here, not at the next
+    call: a checkpoint saved before it kept them past the rungs, and loading it refused them."""
     stat, dirty = fresh.stat.copy(), fresh.dirty.copy()
     rows = np.flatnonzero(plan.keep >= 0)
     width = min(stat.shape[1], old.stat.shape[1])
