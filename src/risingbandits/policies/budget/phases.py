@@ -168,21 +168,13 @@ def schedule_from_fresh(fresh: Any, old: Any, plan: ArmPlan) -> Any:
     schedule's end, e.g. a finished schedule that now has fewer phases, is its end); a new arm
     joins the survivors. When every survivor was removed (a model selector retires the
     candidates that fail), the arms left are all survivors again: the phases go on among them
-    (with none active, the policy had no arm to play). Hyperband's position (bracket, round)
-    past the new schedule is its end likewise (a checkpoint kept the old one, and loading it
-    refused it)."""
+    (with none active, the policy had no arm to play)."""
     targets, keep = fresh.targets.copy(), fresh.keep.copy()
     state = carry_fields(fresh, old, plan)._replace(targets=targets, keep=keep)
     if "phase" in state._fields:
         state.phase[0] = min(int(state.phase[0]), targets.shape[0])
         if not state.active.any():
             state.active[:] = True
-    if "pos" in state._fields:  # Hyperband's
-        brackets, width = targets.shape
-        if state.pos[0] >= brackets:
-            state.pos[:] = (brackets, -1)  # the schedule is done
-        else:  # a round past the bracket's last ends the bracket
-            state.pos[1] = min(int(state.pos[1]), width - int(state.pos[0]))
     return state
 
 

@@ -597,6 +597,20 @@ def _hyperband_plan(
     advance(state)
 
 
+def _carry_hyperband(fresh: HyperbandState, old: HyperbandState, plan: ArmPlan) -> HyperbandState:
+    """Transplant rule: the schedule's (:func:`schedule_from_fresh`), with the position brought
+    within the new schedule: past its last bracket is its end, a round past a bracket's last
+    ends the bracket (the old position was kept, and a checkpoint saved with it was refused on
+    loading: 9 candidates retired to 2 leave one bracket of three)."""
+    state = schedule_from_fresh(fresh, old, plan)
+    brackets, width = state.targets.shape
+    if state.pos[0] >= brackets:
+        state.pos[:] = (brackets, -1)
+    else:
+        state.pos[1] = min(int(state.pos[1]), width - int(state.pos[0]))
+    return state
+
+
 def _check_position(field: str, state: HyperbandState, facts: RunFacts) -> None:
     """The position indexes the schedule (a bracket, a round or -1 before its draw)."""
     brackets, width = state.targets.shape
@@ -607,7 +621,7 @@ def _check_position(field: str, state: HyperbandState, facts: RunFacts) -> None:
 
 register_kernel(HyperbandState, _hyperband_select, _hyperband_update, _hyperband_recommend)
 register_plan(HyperbandState, _hyperband_plan)
-register_transplant(HyperbandState, schedule_from_fresh)
+register_transplant(HyperbandState, _carry_hyperband)
 register_state_check(HyperbandState, _check_position)
 
 
