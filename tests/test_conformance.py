@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -10,7 +11,12 @@ import pytest
 import risingbandits as rb
 from conftest import random_ltf
 from risingbandits.policies import POLICIES, make_policy, policy_from_dict
-from risingbandits.policies.machinery.kernel import _KERNELS, _default_recommend
+from risingbandits.policies.machinery.kernel import (
+    _KERNELS,
+    _default_recommend,
+    register_kernel,
+    register_plan,
+)
 from risingbandits.reproduce.settings import POLICY_VARIANTS
 from risingbandits.seeding import reward_key
 
@@ -167,3 +173,26 @@ def test_documented(name: str) -> None:
     if cls.reconstruction:
         assert "reconstruction" in cls.__doc__.lower()
         assert "reconstruction" in cls.summary.lower()
+
+
+def test_a_kernel_named_unlike_its_entry_point_is_refused_at_registration() -> None:
+    # Numba inlines a kernel in its entry point's place (kernel._implementation), which needs
+    # the entry point's parameter names; a new policy learns it here, not from a Numba error
+    class ThrowawayState(NamedTuple):
+        counts: np.ndarray
+
+    def select(state, t, rng):  # type: ignore[no-untyped-def]
+        return 0
+
+    def update(state, chosen, reward, t, rng):  # type: ignore[no-untyped-def]
+        pass
+
+    with pytest.raises(
+        TypeError,
+        match=r"update\(.*'chosen'.*name its parameters "
+        r"\('state', 'arm', 'reward', 't', 'rng'\)",
+    ):
+        register_kernel(ThrowawayState, select, update)
+    with pytest.raises(TypeError, match="policy_plan kernel"):
+        register_plan(ThrowawayState, select)
+    assert ThrowawayState not in _KERNELS

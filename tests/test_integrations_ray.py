@@ -355,10 +355,12 @@ def test_the_paused_trials_stop_when_a_failed_last_step_spent_the_time_budget(
 def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_path: Path) -> None:
     # the 0.9 trial fails its third iteration on every attempt (max_failures=-1): each attempt
     # is charged its wall time, and the retry is stopped once the budget is spent (Tune
-    # retried it until its own time_budget_s, TIMEOUT)
+    # retried it until its own time_budget_s, TIMEOUT). A failed attempt takes 0.5 s, so a few
+    # attempts spend the budget: each costs Ray a restart of seconds (with 0.1 s, about twenty
+    # attempts took 110 s of the 120 allowed in a loaded test run)
     scheduler = RisingBanditScheduler(time_budget_s=3.0, seed=0)
     start = time.monotonic()
-    results = fit(scheduler, tmp_path, max_failures=-1, seconds=0.05, fail=[0.9], fail_seconds=0.1)
+    results = fit(scheduler, tmp_path, max_failures=-1, seconds=0.05, fail=[0.9], fail_seconds=0.5)
     assert time.monotonic() - start < TIMEOUT / 2
     summary = scheduler.summary()
     failed = next(r for r in results if r.config["cap"] == 0.9)
@@ -371,7 +373,7 @@ def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_p
         rows = [json.loads(r) for r in Path(result.path, "result.json").read_text().splitlines()]
         pulls = summary["pulls"][result.metrics["trial_id"]]
         recorded += sum(r["time_this_iter_s"] for r in rows if r["training_iteration"] <= pulls)
-    assert failures >= 1 and summary["spent"] - recorded >= 0.1 * failures
+    assert failures >= 1 and summary["spent"] - recorded >= 0.5 * failures
 
 
 def forgetful(config: dict) -> None:

@@ -53,7 +53,9 @@ branch-free where it is natural (conditional expressions compile to selects); me
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 import numba
@@ -101,6 +103,8 @@ def register_kernel(
     recommend: RecommendFn | None = None,
 ) -> None:
     """Declare the algorithm of the policies whose run state is a ``state_cls``."""
+    _check_parameters(select, policy_select)
+    _check_parameters(update, policy_update)
     _KERNELS[state_cls] = (
         helper(select),
         helper(update),
@@ -114,9 +118,23 @@ def register_plan(state_cls: type, plan: PlanFn, unplanned: SelectFn | None = No
     ``select`` in a run that never plans (the pull simulator), making the choices ``select``
     makes without a plan, without the code that reads one: the step loop then neither
     compiles nor carries it (:func:`policy_select_unplanned`)."""
+    _check_parameters(plan, policy_plan)
     _PLANS[state_cls] = helper(plan)
     if unplanned is not None:
+        _check_parameters(unplanned, policy_select)
         _UNPLANNED[state_cls] = unplanned
+
+
+def _check_parameters(kernel: Callable[..., Any], stub: Callable[..., Any]) -> None:
+    """A kernel's parameters are named as its entry point's (Numba inlines it in the entry
+    point's place, :func:`_implementation`); one clear line at registration otherwise."""
+    py_func = getattr(kernel, "py_func", kernel)
+    names, wanted = (list(inspect.signature(f).parameters) for f in (py_func, stub))
+    if names != wanted:
+        raise TypeError(
+            f"{py_func.__qualname__}{tuple(names)} is not allowed as a {stub.__name__} kernel: "
+            f"name its parameters {tuple(wanted)}"
+        )
 
 
 def plans_in_cost(state: Any) -> bool:
@@ -159,6 +177,25 @@ def trace_view(state: Any) -> tuple[np.ndarray, np.ndarray]:
     raise NotImplementedError("trace_view is compiled only")
 
 
+def _implementation(kernel: Any) -> Callable[..., Any]:
+    """The Python function of a kernel (a :func:`~risingbandits._jit.helper`), without its
+    annotations, as an ``@overload``'s implementation.
+
+    Not a lambda that calls the kernel: Numba compiles an ``inline="always"`` overload's
+    implementation on its own before it inlines it, and a wrapper would first inline the whole
+    kernel into itself, one more copy of its IR (HACE-UCB's select is thousands of statements
+    after its helpers are inlined; that copy was a fifth of its loop's compilation). Numba
+    requires the implementation's parameters (names and annotations) to be the overload's."""
+    py_func = kernel.py_func
+    return FunctionType(
+        py_func.__code__,
+        py_func.__globals__,
+        py_func.__name__,
+        py_func.__defaults__,
+        py_func.__closure__,
+    )
+
+
 def _kernel_for(state: types.Type) -> tuple[SelectFn, UpdateFn, RecommendFn] | None:
     if isinstance(state, types.BaseNamedTuple):
         return _KERNELS.get(getattr(state, "instance_class", None))  # type: ignore[arg-type]
@@ -172,8 +209,7 @@ def _select_overload(state, t, rng):
     kernel = _kernel_for(state)
     if kernel is None:
         return None
-    select = kernel[0]
-    return lambda state, t, rng: select(state, t, rng)
+    return _implementation(kernel[0])
 
 
 @overload(policy_select_unplanned, inline="always")
@@ -182,7 +218,7 @@ def _select_unplanned_overload(state, t, rng):
     if kernel is None:
         return None
     select = _UNPLANNED.get(getattr(state, "instance_class", None), kernel[0])  # type: ignore[arg-type]
-    return lambda state, t, rng: select(state, t, rng)
+    return _implementation(select)
 
 
 @overload(policy_update, inline="always")
@@ -190,8 +226,7 @@ def _update_overload(state, arm, reward, t, rng):
     kernel = _kernel_for(state)
     if kernel is None:
         return None
-    update = kernel[1]
-    return lambda state, arm, reward, t, rng: update(state, arm, reward, t, rng)
+    return _implementation(kernel[1])
 
 
 @overload(policy_recommend, inline="always")
@@ -214,9 +249,7 @@ def _plan_overload(state, allowed, left, spent, unit, lanes):
     plan = _PLANS.get(getattr(state, "instance_class", None))  # type: ignore[arg-type]
     if plan is None:
         return _no_plan
-    return lambda state, allowed, left, spent, unit, lanes: plan(
-        state, allowed, left, spent, unit, lanes
-    )
+    return _implementation(plan)
 
 
 @overload(trace_view, inline="always")
