@@ -21,6 +21,9 @@ registered here with :func:`register_kernel`:
   for the pull simulator's loop, which never plans; every other policy keeps its published
   definition, run in pulls (the default ``plan`` does nothing).
 
+``select``, ``update`` and ``plan`` name their parameters exactly as above (Numba inlines each in
+its entry point's place; registration refuses other names).
+
 A kernel must accept, at any round, an arm with no pulls yet (an arm added to a running model
 selector, :mod:`~risingbandits.policies.machinery.transplant`): rank it as in the policy's start,
 never divide by its count.
