@@ -356,8 +356,8 @@ def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_p
     # the 0.9 trial fails its third iteration on every attempt (max_failures=-1): each attempt
     # is charged its wall time, and the retry is stopped once the budget is spent (Tune
     # retried it until its own time_budget_s, TIMEOUT). A failed attempt takes 0.5 s, so a few
-    # attempts spend the budget: each costs Ray a restart of seconds (with 0.1 s, about twenty
-    # attempts took 110 s of the 120 allowed in a loaded test run)
+    # attempts spend the budget: each costs Ray a restart of seconds (with 0.1 s the test took
+    # 110 s of the 120 allowed in a loaded test run)
     scheduler = RisingBanditScheduler(time_budget_s=3.0, seed=0)
     start = time.monotonic()
     results = fit(scheduler, tmp_path, max_failures=-1, seconds=0.05, fail=[0.9], fail_seconds=0.5)
