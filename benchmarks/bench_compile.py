@@ -14,9 +14,8 @@ versions by putting each one's ``src`` on ``PYTHONPATH``.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
+
+from bench_simulator import compile_seconds
 
 FIRST_CALLS = {
     "simulate": "rb.simulate(rb.intro(1000), POLICY, horizon=200, seeds=1)",
@@ -33,21 +32,6 @@ FIRST_CALLS = {
 }
 
 
-def first_call_seconds(policy: str, kind: str) -> str:
-    program = (
-        "import time\nimport risingbandits as rb\n"
-        f"POLICY = {policy!r}\nstart = time.perf_counter()\n{FIRST_CALLS[kind]}\n"
-        "print(f'{time.perf_counter() - start:.2f}')\n"
-    )
-    env = dict(os.environ, RISINGBANDITS_NO_JIT_CACHE="1")
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=False
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{policy} {kind}: {done.stderr.strip().splitlines()[-1]}")
-    return done.stdout.strip()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--policies", default="hace-ucb")
@@ -60,8 +44,8 @@ def main() -> None:
     print(f"| policy | {' | '.join(f'{k} (s)' for k in kinds)} |")
     print(f"|---|{'---|' * len(kinds)}")
     for policy in args.policies.split(","):
-        seconds = [first_call_seconds(policy, kind) for kind in kinds]
-        print(f"| {policy} | {' | '.join(seconds)} |", flush=True)
+        seconds = [compile_seconds(policy, True, FIRST_CALLS[kind]) for kind in kinds]
+        print(f"| {policy} | {' | '.join(f'{x:.2f}' for x in seconds)} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -71,14 +71,18 @@ def online_rate(policy: rb.Policy, instance: rb.RisingInstance, horizon: int) ->
     return horizon / (time.perf_counter() - start)
 
 
-def compile_seconds(policy_name: str, cold: bool) -> float:
-    """Wall time of the first small simulate() in a fresh process."""
+FIRST_SIMULATION = "rb.simulate(rb.intro(200), make_policy(POLICY), 100, 1)"
+
+
+def compile_seconds(policy_name: str, cold: bool, first_call: str = FIRST_SIMULATION) -> float:
+    """Wall time of ``first_call`` (code using ``rb``, ``make_policy`` and ``POLICY``, default a
+    first small simulate()) in a fresh process; ``cold``: without the disk cache."""
     code = (
         "import time, risingbandits as rb\n"
         "from risingbandits.policies import make_policy\n"
-        "inst = rb.intro(200)\n"
-        f"p = make_policy({policy_name!r})\n"
-        "t0 = time.perf_counter(); rb.simulate(inst, p, 100, 1)\n"
+        f"POLICY = {policy_name!r}\n"
+        "t0 = time.perf_counter()\n"
+        f"{first_call}\n"
         "print(time.perf_counter() - t0)\n"
     )
     env = dict(os.environ)
