@@ -202,12 +202,18 @@ def rank_rung(state: AshaState, k: int) -> None:
 
 
 @helper
+def reached(state: AshaState, i: int) -> bool:
+    """Whether arm i's resource reaches the rung above its level (there is one)."""
+    lv = state.level[i]
+    return lv < state.stat.shape[1] and state.spend.res[i] >= rung_resource(state, lv)
+
+
+@helper
 def climb(state: AshaState, i: int) -> int:
     """Record the rungs arm i completed (resource >= r_k) with its statistic now; returns its
     level before."""
     before = state.level[i]
-    rungs = state.stat.shape[1]
-    while state.level[i] < rungs and state.spend.res[i] >= rung_resource(state, state.level[i]):
+    while reached(state, i):
         state.stat[i, state.level[i]] = state.values[i]
         state.level[i] += 1
     return before
@@ -308,7 +314,7 @@ def _asha_update(state: AshaState, arm: int, reward: float, t: int, rng: np.ndar
     lv = state.level[arm]
     if lv < state.stat.shape[1] and state.goal[arm] < lv:
         state.goal[arm] = lv  # pulled past its last rung: promoted (or started) towards rung lv
-    if observe(state, arm, reward):
+    if observe(state, arm, reward) and reached(state, arm):
         settle(state, arm)
 
 
@@ -327,7 +333,8 @@ def _asha_plan(
     take_plan(state.spend, allowed, left, spent, unit)
     if not state.dirty[0]:  # (else the next select rebuilds everything)
         for i in range(state.level.shape[0]):
-            settle(state, i)
+            if reached(state, i):  # (settle is a call: only for an arm that climbs)
+                settle(state, i)
 
 
 def _carry_rungs(fresh: AshaState, old: AshaState, plan: ArmPlan) -> AshaState:
