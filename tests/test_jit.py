@@ -176,11 +176,15 @@ def test_another_processes_probe_does_not_send_a_worker_to_another_cache(
 
 def test_a_selectors_first_compilation_is_announced_once(tmp_path: Path) -> None:
     """An online run that compiles says so in one line (a first ``ModelSelector`` run used to
-    pause for seconds without a word); a later process that loads the kernels says nothing."""
+    pause for seconds without a word), at its first select, not when it is built (a selector
+    built only to read its settings compiles nothing); a later process that loads the kernels
+    says nothing."""
     code = (
+        "import sys\n"
         "from risingbandits.modelselect import ModelSelector\n"
         "for seed in (0, 1):\n"
         "    sel = ModelSelector(3, budget=10, policy='ucb1', seed=seed)\n"
+        "    print('built', file=sys.stderr, flush=True)\n"
         "    while not sel.done:\n"
         "        arm = sel.select(); sel.update(arm, 0.5)\n"
     )
@@ -194,8 +198,8 @@ def test_a_selectors_first_compilation_is_announced_once(tmp_path: Path) -> None
         for _ in range(2)
     ]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
-    assert runs[0].stderr == f"risingbandits: {_jit.COMPILING}\n"
-    assert runs[1].stderr == ""
+    assert runs[0].stderr == f"built\nrisingbandits: {_jit.COMPILING}\nbuilt\n"
+    assert runs[1].stderr == "built\nbuilt\n"
 
 
 def _allocating_total(n: int) -> float:

@@ -123,12 +123,19 @@ class OnlineRun:
         self.flushing = threading.Lock()
         capacity = capacity_for(0, horizon)
         self._hold(self._fresh(n_arms, horizon, capacity), capacity)
-        self.entry = entry_point(self.state, rng)
+        self.entry: Callable[..., int] = self._first_entry  # compiled on first use
         self.trace_log: list[tuple[int, int, np.ndarray, np.ndarray]] | None = None
         if trace:
             if not hasattr(self.state, "terms"):
                 raise ValueError(f"trace=True is not allowed for {owner}: it exposes no index")
             self.trace_log = []
+
+    def _first_entry(self, *args: Any) -> int:
+        """The first kernel call: looks up (compiling, on a machine's first run) the compiled
+        entry point, which serves every later call. Not at construction: a selector built to
+        read its settings or a checkpoint never compiles (HACE-UCB's kernel takes about 40 s)."""
+        self.entry = entry_point(self.state, self.rng)
+        return self.entry(*args)
 
     def select(self) -> int:
         """The arm to play in round t + 1 (the same until :meth:`update`)."""
