@@ -97,7 +97,7 @@ def checked(table: object, setting: str) -> dict[str, dict[str, list[list[float]
         ok = isinstance(cells, dict) and set(cells) == keys
         for pair in cells.values() if ok else ():
             ok = ok and isinstance(pair, list) and len(pair) == 2
-            ok = ok and len(pair[0]) == len(pair[1]) and np.isfinite(np.asarray(pair)).all()
+            ok = ok and len(pair[0]) == len(pair[1]) and bool(np.isfinite(np.asarray(pair)).all())
         if not ok:
             raise SystemExit(f"criteria-dev-{setting}.json: {name} is damaged; delete it")
     return table
