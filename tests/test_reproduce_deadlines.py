@@ -229,3 +229,32 @@ def test_the_report_judges_every_held_out_set(tmp_path: Path) -> None:
     assert "candidates of generator seed 2" in third
     for draw in (1, 2):
         assert (out / "figures" / f"deadlines-lcdb-draw{draw}.png").is_file()
+
+
+def test_a_bed_whose_data_is_not_here_is_named_with_the_command_that_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without live-v1 the deadlines and peers parts run LCDB (and IMDB) alone: `reproduce`
+    lists the skipped bed with the command that records it, and so does the report section
+    (a report of one bed says it is half the evaluation); the tuning scripts print the same."""
+    from risingbandits.reproduce.deadlines import beds_not_run, deadline_beds, tasks_available
+    from risingbandits.reproduce.document import Para
+    from risingbandits.reproduce.peers import peer_beds_not_run, peer_tasks_available
+    from risingbandits.reproduce.sections.common import Context
+    from risingbandits.reproduce.sections.deadlines import absent_beds
+    from risingbandits.reproduce.settings import QUICK
+
+    monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path))  # no live-v1 recorded here
+    for skipped, beds in (
+        (beds_not_run(QUICK), {t.bed.name for t in tasks_available(QUICK)}),
+        (peer_beds_not_run(QUICK), {t.bed.name for t in peer_tasks_available(QUICK)}),
+    ):
+        assert [name.split(" (")[0] for name, _ in skipped] == ["live training"]
+        assert "live-v1 is not built: run `risingbandits data live`" in skipped[0][1]
+        assert "live" not in beds and "lcdb" in beds
+    lcdb, live = deadline_beds(QUICK)
+    ctx = Context(QUICK, {}, tmp_path, 100)
+    blocks = absent_beds(ctx, [(lcdb, DeadlineRows([]))])
+    assert len(blocks) == 1 and isinstance(blocks[0], Para)
+    assert blocks[0].text.startswith(f"Not in this report: {live.title}: live-v1 is not built")
+    assert absent_beds(ctx, [(lcdb, DeadlineRows([])), (live, DeadlineRows([]))]) == []

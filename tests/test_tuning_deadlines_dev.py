@@ -1,14 +1,16 @@
 """``tuning/deadlines_dev.py --draws``: the dev tasks with several candidate draws, pooled, each
-(instance, draw) its own unit of the intervals; a bad ``--draws`` is one parser error."""
+(instance, draw) its own unit of the intervals; a bad ``--draws`` is one parser error. The same
+for ``tuning/deadlines_heldout.py --pooled``, and its ``--draw`` refuses the report's seeds."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import pytest
 
-from conftest import load_script
+from conftest import REPO, load_script
 
 
 def deadlines_dev() -> Any:
@@ -34,3 +36,29 @@ def test_pooled_draws_name_each_instance_with_its_draw() -> None:
     named = script.pooled(task, 3, 4)
     assert named["instance"] == ["lcdb-v1/0/2@draw3"] * 2 and named["final_gap"] == [0.1, 0.2]
     assert task["instance"] == ["lcdb-v1/0/2"] * 2  # the kept rows are not changed
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--draw", "1"], "--draw=1 is one of the report's sets (0, 1, 2); use another seed"),
+        (["--pooled", "0,x"], "--pooled='0,x' is not allowed"),
+        (["--draw", "5", "--pooled", "0-4"], "not allowed with argument"),
+        ([], "one of the arguments --draw --pooled is required"),
+    ],
+)
+def test_the_held_out_script_reads_a_fresh_seed_or_pools_sets_already_read(
+    argv: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tuning/deadlines_heldout.py``: ``--draw`` refuses the report's seeds (a rule is judged
+    on a set nobody read); ``--pooled`` takes sets already read, as ``--draws`` does here; one
+    of the two; a bad value is one parser error, before any work."""
+    monkeypatch.syspath_prepend(str(REPO / "tuning"))
+    script = load_script("tuning/deadlines_heldout.py", "deadlines_heldout")
+    monkeypatch.setattr(sys, "argv", ["deadlines_heldout.py", *argv])
+    with pytest.raises(SystemExit) as raised:
+        script.main()
+    assert raised.value.code == 2 and message in capsys.readouterr().err

@@ -29,7 +29,7 @@ from risingbandits.cli.data import seed_list
 from risingbandits.cli.errors import UserError
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
-from risingbandits.reproduce.deadlines import load_deadlines, run_deadlines
+from risingbandits.reproduce.deadlines import beds_not_run, load_deadlines, run_deadlines
 from risingbandits.reproduce.sections.deadlines import DeadlineRows
 from risingbandits.reproduce.settings import FULL
 
@@ -47,6 +47,8 @@ def main() -> None:
     with make_executor("processes", args.workers) as pool:
         run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", draws)
     print()
+    for bed, why in beds_not_run(FULL, "dev"):
+        print(f"not read: {bed}: {why}")
     kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
     for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):
         rows = DeadlineRows(t for t in kept if t["bed"] and t["bed"][0] == bed)
@@ -65,11 +67,13 @@ def main() -> None:
             print(" | ".join(parts))
 
 
-def draw_list(parser: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
-    """``--draws`` as distinct generator seeds (``0,1,2`` or ``0-3``, read as ``data live
-    --seeds`` is); a parser error names the value otherwise."""
+def draw_list(
+    parser: argparse.ArgumentParser, text: str, option: str = "--draws"
+) -> tuple[int, ...]:
+    """``option``'s value as distinct generator seeds (``0,1,2`` or ``0-3``, read as ``data live
+    --seeds`` is); a parser error names the option and the value otherwise."""
     try:
-        return tuple(dict.fromkeys(seed_list(text, "--draws")))
+        return tuple(dict.fromkeys(seed_list(text, option)))
     except UserError as exc:
         parser.error(str(exc))
 

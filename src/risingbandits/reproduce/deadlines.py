@@ -32,6 +32,7 @@ from risingbandits.reproduce.settings import HELDOUT2_DRAW, HELDOUT3_DRAW, Size
 from risingbandits.reproduce.task_rows import (
     compute_tasks,
     fingerprint,
+    missing_beds,
     read_fingerprinted,
     read_task,
 )
@@ -225,13 +226,14 @@ def _read_task(path: Path, key: str, print_: str) -> dict[str, list[Any]] | None
 def tasks_available(size: Size, split: str = "test", draw: int = 0) -> list[DeadlineTask]:
     """:func:`deadline_tasks` of the beds whose data can be read here (live-v1 is recorded on
     demand; LCDB may be missing)."""
-    readable = {}
-    for bed in deadline_beds(size, split, draw):
-        try:
-            readable[bed] = bed.count > 0 and bed.instance(0) is not None
-        except (ValueError, OSError, ImportError):
-            readable[bed] = False
-    return [t for t in deadline_tasks(size, split, draw) if readable[t.bed]]
+    missing = missing_beds(deadline_beds(size, split, draw))
+    return [t for t in deadline_tasks(size, split, draw) if t.bed not in missing]
+
+
+def beds_not_run(size: Size, split: str = "test") -> list[tuple[str, str]]:
+    """(test bed, why) of the beds :func:`run_deadlines` skips, their data not readable here
+    (the run says so: without live-v1 it is half the evaluation)."""
+    return [(bed.title, why) for bed, why in missing_beds(deadline_beds(size, split)).items()]
 
 
 def run_deadlines(

@@ -35,6 +35,7 @@ from risingbandits.reproduce.settings import (
 from risingbandits.reproduce.task_rows import (
     compute_tasks,
     fingerprint,
+    missing_beds,
     read_fingerprinted,
     read_task,
 )
@@ -223,13 +224,13 @@ def run_peers(
 def peer_tasks_available(size: Size) -> list[PeerTask]:
     """:func:`peer_tasks` of the beds whose data can be read here (live-v1 is recorded on
     demand; the IMDB curves and LCDB may be missing too)."""
-    readable = {}
-    for bed in peer_beds(size):
-        try:
-            readable[bed] = bed.count > 0 and bed.instance(0) is not None
-        except (ValueError, OSError, ImportError):
-            readable[bed] = False
-    return [t for t in peer_tasks(size) if readable[t.bed]]
+    missing = missing_beds(peer_beds(size))
+    return [t for t in peer_tasks(size) if t.bed not in missing]
+
+
+def peer_beds_not_run(size: Size) -> list[tuple[str, str]]:
+    """(test bed, why) of the beds :func:`run_peers` skips, their data not readable here."""
+    return [(bed.title, why) for bed, why in missing_beds(peer_beds(size)).items()]
 
 
 def load_peers(out: Path, size: Size) -> Iterator[dict[str, list[Any]]]:

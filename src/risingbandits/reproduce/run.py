@@ -30,8 +30,8 @@ from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
-from risingbandits.reproduce.deadlines import run_deadlines
-from risingbandits.reproduce.peers import run_peers
+from risingbandits.reproduce.deadlines import beds_not_run, run_deadlines
+from risingbandits.reproduce.peers import peer_beds_not_run, run_peers
 from risingbandits.reproduce.relay import relay
 from risingbandits.reproduce.report import Theory, check_before_run, write_report
 from risingbandits.reproduce.settings import (
@@ -106,7 +106,8 @@ class ReproduceResult:
     claims: tuple[ClaimResult, ...]
     elapsed: float
     skipped: tuple[tuple[str, str], ...] = ()
-    """(sweep, why) of the optional sweeps whose instances cannot be read here."""
+    """(sweep, why) of the optional sweeps and of the peers' and deadlines' test beds whose
+    instances cannot be read here (live-v1 not recorded, LCDB or the IMDB curves missing)."""
 
     @property
     def cells_run(self) -> int:
@@ -148,9 +149,11 @@ def reproduce(
         runs = relay(jobs, pool)
         if target in PEER_TARGETS and not report_only:
             run_peers(folder, size, pool, None if progress is None else _stage(progress, "peers"))
+            skipped += [(f"peers on {bed}", why) for bed, why in peer_beds_not_run(size)]
         if target in DEADLINE_TARGETS and not report_only:
             stage = None if progress is None else _stage(progress, "deadlines")
             run_deadlines(folder, size, pool, stage)
+            skipped += [(f"deadlines on {bed}", why) for bed, why in beds_not_run(size)]
         compute = target in THEORY_TARGETS and not report_only
         if progress is not None and compute:
             progress("theory", 0, 1)

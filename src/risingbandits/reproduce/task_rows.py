@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import methodcaller
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -59,6 +59,36 @@ def read_task(
         if kind is not str and not np.isfinite(np.asarray(values, dtype=float)).all():
             return None
     return rows
+
+
+class Bed(Protocol):
+    """A test bed of the peers or deadlines part: its instances, ``count`` of them."""
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def count(self) -> int: ...
+
+    def instance(self, index: int) -> RisingInstance: ...
+
+
+B = TypeVar("B", bound=Bed)
+
+
+def missing_beds(beds: Iterable[B]) -> dict[B, str]:
+    """The beds whose instances cannot be read here (an unbuilt live-v1, missing IMDB curves or
+    LCDB), each with the one-line reason its family gives (which command records it)."""
+    missing = {}
+    for bed in beds:
+        try:
+            bed.instance(0)
+        except (ValueError, OSError, ImportError) as exc:
+            missing[bed] = str(exc)
+            continue
+        if bed.count <= 0:
+            missing[bed] = "no instances"
+    return missing
 
 
 def fingerprint(grid: Mapping[str, Any], instance: RisingInstance, *code: str) -> str:
