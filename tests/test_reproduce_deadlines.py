@@ -200,15 +200,17 @@ def test_the_report_judges_every_held_out_set(tmp_path: Path) -> None:
     apart, on the second and third sets'; report.json holds all three, each tally the count of
     its rows' cells where the default is lowest or no method significantly lower."""
     from risingbandits.reproduce import reproduce
-    from risingbandits.reproduce.deadlines import beds_not_run
+    from risingbandits.reproduce.deadlines import deadline_beds
     from risingbandits.reproduce.settings import QUICK
+    from risingbandits.reproduce.task_rows import beds_not_run
 
     out = tmp_path / "out"
     result = reproduce("deadlines", out, quick=True, workers=2)
     assert result.report is not None
     entry = json.loads((out / "report.json").read_text())["deadlines"]
     text = (out / "report.md").read_text().split("## Budgets in time", 1)[1]
-    missing = beds_not_run(QUICK)  # live-v1 where it is not recorded (CI): said, not hidden
+    # live-v1 where it is not recorded (CI): said, not hidden
+    missing = beds_not_run(deadline_beds(QUICK))
     assert list(result.skipped) == [(f"deadlines on {bed}", why) for bed, why in missing]
     assert text.count("Not in this report: ") == len(missing)
     first, later = text.split("### The second held-out set")
@@ -242,17 +244,18 @@ def test_a_bed_whose_data_is_not_here_is_named_with_the_command_that_records_it(
     """Without live-v1 the deadlines and peers parts run LCDB (and IMDB) alone: `reproduce`
     lists the skipped bed with the command that records it, and so does the report section
     (a report of one bed says it is half the evaluation); the tuning scripts print the same."""
-    from risingbandits.reproduce.deadlines import beds_not_run, deadline_beds, tasks_available
+    from risingbandits.reproduce.deadlines import deadline_beds, tasks_available
     from risingbandits.reproduce.document import Para
-    from risingbandits.reproduce.peers import peer_beds_not_run, peer_tasks_available
+    from risingbandits.reproduce.peers import peer_beds, peer_tasks_available
     from risingbandits.reproduce.sections.common import Context
     from risingbandits.reproduce.sections.deadlines import absent_beds
     from risingbandits.reproduce.settings import QUICK
+    from risingbandits.reproduce.task_rows import beds_not_run
 
     monkeypatch.setenv("RISINGBANDITS_CACHE_DIR", str(tmp_path))  # no live-v1 recorded here
     for skipped, beds in (
-        (beds_not_run(QUICK), {t.bed.name for t in tasks_available(QUICK)}),
-        (peer_beds_not_run(QUICK), {t.bed.name for t in peer_tasks_available(QUICK)}),
+        (beds_not_run(deadline_beds(QUICK)), {t.bed.name for t in tasks_available(QUICK)}),
+        (beds_not_run(peer_beds(QUICK)), {t.bed.name for t in peer_tasks_available(QUICK)}),
     ):
         live = [why for name, why in skipped if name.startswith("live training (")]
         assert len(live) == 1 and "live-v1 is not built: run `risingbandits data live`" in live[0]

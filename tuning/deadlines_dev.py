@@ -29,9 +29,10 @@ from risingbandits.cli.data import seed_list
 from risingbandits.cli.errors import UserError
 from risingbandits.experiments.executors import make_executor
 from risingbandits.modelselect.selector import DEFAULT_POLICY
-from risingbandits.reproduce.deadlines import beds_not_run, load_deadlines, run_deadlines
+from risingbandits.reproduce.deadlines import deadline_beds, load_deadlines, run_deadlines
 from risingbandits.reproduce.sections.deadlines import DeadlineRows
 from risingbandits.reproduce.settings import FULL
+from risingbandits.reproduce.task_rows import beds_not_run
 
 
 def main() -> None:
@@ -47,7 +48,7 @@ def main() -> None:
     with make_executor("processes", args.workers) as pool:
         run_deadlines(out, FULL, pool, lambda d, n: print(f"\r{d}/{n} tasks", end=""), "dev", draws)
     print()
-    for bed, why in beds_not_run(FULL, "dev"):
+    for bed, why in beds_not_run(deadline_beds(FULL, "dev")):
         print(f"not read: {bed}: {why}")
     kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
     for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):

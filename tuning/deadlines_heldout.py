@@ -35,12 +35,13 @@ from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce.deadlines import (
     DRAWS,
     FULL,
-    beds_not_run,
+    deadline_beds,
     load_deadlines,
     run_deadlines,
 )
 from risingbandits.reproduce.sections.deadlines import DeadlineRows
 from risingbandits.reproduce.settings import FULL as FULL_SIZE
+from risingbandits.reproduce.task_rows import beds_not_run
 
 
 def main() -> None:
@@ -61,7 +62,7 @@ def main() -> None:
         progress = lambda d, n: print(f"\r{d}/{n} tasks", end="")  # noqa: E731
         run_deadlines(out, FULL_SIZE, pool, progress, "test", draws)
     print()
-    for bed, why in beds_not_run(FULL_SIZE, "test"):
+    for bed, why in beds_not_run(deadline_beds(FULL_SIZE, "test")):
         print(f"not read: {bed}: {why}")
     kept = [
         pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL_SIZE, "test", d)

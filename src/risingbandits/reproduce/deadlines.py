@@ -230,12 +230,6 @@ def tasks_available(size: Size, split: str = "test", draw: int = 0) -> list[Dead
     return [t for t in deadline_tasks(size, split, draw) if t.bed not in missing]
 
 
-def beds_not_run(size: Size, split: str = "test") -> list[tuple[str, str]]:
-    """(test bed, why) of the beds :func:`run_deadlines` skips, their data not readable here
-    (the run says so: without live-v1 it is half the evaluation)."""
-    return [(bed.title, why) for bed, why in missing_beds(deadline_beds(size, split)).items()]
-
-
 def run_deadlines(
     out: Path,
     size: Size,

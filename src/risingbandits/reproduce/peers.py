@@ -228,11 +228,6 @@ def peer_tasks_available(size: Size) -> list[PeerTask]:
     return [t for t in peer_tasks(size) if t.bed not in missing]
 
 
-def peer_beds_not_run(size: Size) -> list[tuple[str, str]]:
-    """(test bed, why) of the beds :func:`run_peers` skips, their data not readable here."""
-    return [(bed.title, why) for bed, why in missing_beds(peer_beds(size)).items()]
-
-
 def load_peers(out: Path, size: Size) -> Iterator[dict[str, list[Any]]]:
     """The rows of every kept task (one column mapping per task)."""
     folder = peers_folder(out, size)

@@ -30,8 +30,8 @@ from risingbandits.experiments.sweep import run_sweep
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
-from risingbandits.reproduce.deadlines import beds_not_run, run_deadlines
-from risingbandits.reproduce.peers import peer_beds_not_run, run_peers
+from risingbandits.reproduce.deadlines import deadline_beds, run_deadlines
+from risingbandits.reproduce.peers import peer_beds, run_peers
 from risingbandits.reproduce.relay import relay
 from risingbandits.reproduce.report import Theory, check_before_run, write_report
 from risingbandits.reproduce.settings import (
@@ -44,6 +44,7 @@ from risingbandits.reproduce.settings import (
     SweepDef,
     target_sweeps,
 )
+from risingbandits.reproduce.task_rows import beds_not_run
 from risingbandits.reproduce.theory_checks import keep_theory, load_theory, run_theory_checks
 
 T = TypeVar("T")
@@ -149,11 +150,13 @@ def reproduce(
         runs = relay(jobs, pool)
         if target in PEER_TARGETS and not report_only:
             run_peers(folder, size, pool, None if progress is None else _stage(progress, "peers"))
-            skipped += [(f"peers on {bed}", why) for bed, why in peer_beds_not_run(size)]
+            skipped += [(f"peers on {bed}", why) for bed, why in beds_not_run(peer_beds(size))]
         if target in DEADLINE_TARGETS and not report_only:
             stage = None if progress is None else _stage(progress, "deadlines")
             run_deadlines(folder, size, pool, stage)
-            skipped += [(f"deadlines on {bed}", why) for bed, why in beds_not_run(size)]
+            skipped += [
+                (f"deadlines on {bed}", why) for bed, why in beds_not_run(deadline_beds(size))
+            ]
         compute = target in THEORY_TARGETS and not report_only
         if progress is not None and compute:
             progress("theory", 0, 1)

@@ -91,6 +91,12 @@ def missing_beds(beds: Iterable[B]) -> dict[B, str]:
     return missing
 
 
+def beds_not_run(beds: Iterable[Bed]) -> list[tuple[str, str]]:
+    """(title, why) of the :func:`missing_beds` among ``beds``: what a run that skips them says
+    (without live-v1 the peers' and deadlines' parts are half their evaluation)."""
+    return [(bed.title, why) for bed, why in missing_beds(beds).items()]
+
+
 def fingerprint(grid: Mapping[str, Any], instance: RisingInstance, *code: str) -> str:
     """What a task's rows depend on besides its key (sha256): ``grid`` (JSON-able: budgets,
     seeds, each method with its resolved parameters), the instance's means, test means and
