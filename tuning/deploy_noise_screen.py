@@ -1,0 +1,88 @@
+"""A screen of the deployed statistic with as many workers as candidates, on the development
+instances only (issue 22; the threshold of docs/deadlines-tuning.md, "The longer mean when the
+rewards are very noisy").
+
+Usage:
+    python tuning/deploy_noise_screen.py --draws 0-7
+
+With W >= K every candidate trains on its own worker, so a policy's pulls are the most each can
+make by the deadline at its own cost and only the deployed model differs. Per (bed, deadline of m
+steps per candidate), this draws each run's rewards (the instance's noise; live-v1 has none),
+deploys the best mean of the last quarter of the rewards (the default's statistic) or, when the
+pooled noise estimate exceeds a threshold, the best mean of the last half (a stand-in for
+ACE-UCB's level), and prints the paired change in the final-model gap on the test curves, mean
+and 95% half-width over runs. The noise estimate is the one of
+:mod:`~risingbandits.policies.machinery.noise_level` from the residuals alone: second
+differences of each candidate's rewards, r^2 / 6 pooled over candidates. A screen, not the judge:
+the threshold it suggests is then read with ``tuning/deadlines_dev.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from deadlines_dev import draw_list
+
+from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
+from risingbandits.reproduce.settings import FULL
+from risingbandits.simulate_budget import cumulative_costs
+
+THRESHOLDS = (0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
+STEPS = (4, 16, 64)
+
+
+def recent(rewards: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
+    """Each candidate's mean of its last max(1, floor(share x n)) rewards."""
+    out = np.empty(len(pulls))
+    for i, n in enumerate(pulls):
+        h = max(1, int(share * n))
+        out[i] = rewards[i, n - h : n].mean()
+    return out
+
+
+def noise(rewards: np.ndarray, pulls: np.ndarray) -> float:
+    """sqrt(mean r^2 / 6) over every candidate's second differences (0 before the first)."""
+    squares = [np.diff(rewards[i, :n], 2) ** 2 for i, n in enumerate(pulls)]
+    flat = np.concatenate(squares)
+    return float(np.sqrt(flat.mean() / 6.0)) if flat.size else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", default="0-7", help="generator seeds of the candidates")
+    draws = draw_list(parser, parser.parse_args().draws)
+    changes: dict[tuple[str, int], list[list[float]]] = {}
+    for draw in draws:
+        for bed in deadline_beds(FULL, "dev", draw):
+            for index in range(bed.count):
+                instance = bed.instance(index)
+                cum = cumulative_costs(instance)
+                judged = instance.means if instance.test_means is None else instance.test_means
+                for steps in STEPS:
+                    deadline = deadline_for(instance, steps, instance.n_arms)
+                    pulls = np.array([np.searchsorted(row, deadline, "right") - 1 for row in cum])
+                    pulls = np.clip(pulls, 1, instance.max_horizon)
+                    rng = np.random.default_rng([draw, index, steps])
+                    for _ in range(bed.seeds):
+                        rewards = instance.means[:, : pulls.max()]
+                        if instance.noise_std is not None:
+                            std = instance.noise_std[:, : pulls.max()]
+                            rewards = np.clip(rewards + std * rng.standard_normal(std.shape), 0, 1)
+                        value = judged[np.arange(len(pulls)), pulls - 1]
+                        short = value[recent(rewards, pulls, 0.25).argmax()]
+                        long = value[recent(rewards, pulls, 0.5).argmax()]
+                        sigma = noise(rewards, pulls)
+                        row = [short - long if sigma > tau else 0.0 for tau in THRESHOLDS]
+                        changes.setdefault((bed.name, steps), []).append(row)
+    print("paired change in the final-model gap (longer mean above the threshold - default)")
+    print("bed   m  | " + " | ".join(f"> {tau:.2f}" for tau in THRESHOLDS))
+    for (name, steps), rows in changes.items():
+        table = np.asarray(rows)
+        half = 1.96 * table.std(axis=0) / np.sqrt(len(table))
+        cells = (f"{m:+.4f}±{h:.4f}" for m, h in zip(table.mean(axis=0), half, strict=True))
+        print(f"{name:5} {steps:2d} | " + " | ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
