@@ -21,7 +21,9 @@ So sigma_hat = max(FLOOR, sqrt(S / W)), with S and W the forgetful sums of r^2 /
 started at w0 s0^2 and w0. A decision that must not trust the prior (HACE-UCB's hand-over) uses
 :func:`noise_sigma_upper`: an upper 95% bound from the residuals alone (the prior's share of S
 and W removed exactly; half as many degrees of freedom as residuals, since consecutive ones
-share rewards; the chi-square quantile by Wilson-Hilferty), +inf before two residuals.
+share rewards; the chi-square quantile by Wilson-Hilferty), +inf before two residuals, and one
+that must tell very noisy rewards from a few (HACE-UCB's deployed model under a budget in cost)
+:func:`noise_sigma_residuals`, the residuals' own estimate (0 before the first).
 Bernoulli rewards give sigma_hat ~ sqrt(p (1 - p)) <= 0.5, Gaussian rewards their standard
 deviation. A number given as ``sigma`` is used as is (``fixed``).
 
@@ -95,12 +97,22 @@ def _observe(stats: np.ndarray, prefix: np.ndarray, arm: int, n: int) -> None:
 
 
 @helper
-def _upper(stats: np.ndarray) -> float:
+def _residual_sums(stats: np.ndarray) -> tuple[float, float]:
     # the residuals' own sums: the prior's weight is w0 k^m after m residuals, and
     # W = w0 k^m + MEMORY (1 - k^m), so k^m = (MEMORY - W) / (MEMORY - w0)
     prior = PRIOR_WEIGHT * (MEMORY - stats[1]) / (MEMORY - PRIOR_WEIGHT)
-    count = stats[1] - prior
-    square = max(0.0, stats[0] - prior * PRIOR_SIGMA**2)
+    return stats[1] - prior, max(0.0, stats[0] - prior * PRIOR_SIGMA**2)
+
+
+@helper
+def _residual_estimate(stats: np.ndarray) -> float:
+    count, square = _residual_sums(stats)
+    return (square / count) ** 0.5 if count > 0.5 else 0.0
+
+
+@helper
+def _upper(stats: np.ndarray) -> float:
+    count, square = _residual_sums(stats)
     dof = 0.5 * count  # consecutive residuals share rewards (squares correlated 4/9, 1/36)
     upper = np.inf
     if dof > 0.5:
@@ -123,6 +135,14 @@ def noise_sigma_upper(level: NoiseLevel) -> float:
     they are too few), for a decision that must not trust the prior; a given sigma as is."""
     if isinstance(level, EstimatedNoiseLevel):
         return float(_upper(level.stats))
+    return level.fixed
+
+
+def noise_sigma_residuals(level: NoiseLevel) -> float:
+    """sigma estimated from the residuals alone (no prior; 0 before the first); a given sigma as
+    is."""
+    if isinstance(level, EstimatedNoiseLevel):
+        return float(_residual_estimate(level.stats))
     return level.fixed
 
 
@@ -152,6 +172,13 @@ def _noise_sigma_overload(level):
 def _noise_sigma_upper_overload(level):
     if _estimated(level):
         return lambda level: _upper(level.stats)
+    return lambda level: level.fixed
+
+
+@overload(noise_sigma_residuals, inline="always")
+def _noise_sigma_residuals_overload(level):
+    if _estimated(level):
+        return lambda level: _residual_estimate(level.stats)
     return lambda level: level.fixed
 
 

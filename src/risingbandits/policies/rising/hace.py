@@ -70,7 +70,12 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   stand for (:func:`committed`), among the arms a worker may start;
 * the deployed model is the survivor with the best halving statistic (with several workers,
   many candidates end with similar training and the level, a mean over the last half of the
-  pulls, lags: ``docs/deadlines-tuning.md``), or in the commit the one it trains.
+  pulls, lags: ``docs/deadlines-tuning.md``), or in the commit the one it trains; but when the
+  rewards are very noisy (the residuals' own estimate of sigma above :data:`DEPLOY_NOISE`,
+  :func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`) the survivor with
+  the highest level, whose longer mean averages the noise out (LCDB, whose rewards carry its
+  spread across data splits; live-v1's real step changes stay below it:
+  ``docs/deadlines-tuning.md``, "The longer mean when the rewards are very noisy").
 
 Without a plan (the pull simulator, a budget in steps) nothing of this runs: the choices are
 the ones above, arm for arm. With one worker and unit costs the plan changes no choice
@@ -100,7 +105,11 @@ from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
 from risingbandits.policies.machinery.common import best_active, lowest_active, show_queue
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
-from risingbandits.policies.machinery.noise_level import NoiseLevel, noise_sigma_upper
+from risingbandits.policies.machinery.noise_level import (
+    NoiseLevel,
+    noise_sigma_residuals,
+    noise_sigma_upper,
+)
 from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
@@ -323,8 +332,16 @@ def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) 
     end_phases(state, n)
 
 
+DEPLOY_NOISE = 0.06
+"""A run in cost deploys the highest level, not the best halving statistic, once the residuals'
+own estimate of the noise exceeds this (chosen on the development instances:
+``tuning/deploy_noise_screen.py``, ``docs/deadlines-tuning.md``)."""
+
+
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
     planned = state.budget[PLANNED] > 0
+    if planned and not committed(state) and noise_sigma_residuals(state.noise) > DEPLOY_NOISE:
+        return highest_level(state, counts, state.active)
     if (planned and not committed(state)) or state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
     return highest_level(state, counts, state.active)
