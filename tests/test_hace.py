@@ -15,8 +15,10 @@ from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import make_policy
 from risingbandits.policies.budget.successive_halving import halving_schedule
+from risingbandits.policies.machinery.kernel import plan_one, recommend_one, update_one
 from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import (
+    DEPLOY_NOISE,
     LANES,
     LEFT,
     ROUND,
@@ -29,6 +31,7 @@ from risingbandits.policies.rising.hace import (
     round_goal,
     warmup_w_min,
 )
+from risingbandits.seeding import policy_rng
 
 
 def instances() -> list[rb.RisingInstance]:
@@ -123,6 +126,29 @@ def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_once_its_share_is
     assert committed(state)
     state.budget[LANES] = 4.0
     assert not committed(state)
+
+
+@pytest.mark.parametrize(("third", "deployed"), [([0.1] * 4, 0), ([0.0, 0.3, 0.0, 0.3], 1)])
+def test_under_a_budget_in_cost_very_noisy_rewards_deploy_the_highest_level(
+    third: list[float], deployed: int
+) -> None:
+    """With a worker per candidate the deployed model is the best halving statistic (the last
+    quarter: arm 0's 0.75 against arm 1's 0.7), unless the residuals' own noise estimate
+    exceeds DEPLOY_NOISE: then the highest level, a longer mean (here the last half: arm 0's
+    0.675 < 0.7). Only the
+    third arm's rewards differ: flat (no residual) or a zigzag (residuals +-0.6 pooled with
+    four zeros: sigma = 0.14)."""
+    state = make_policy("hace-ucb").init_state(3, 3 * 4)
+    ones = np.ones(3, np.bool_)
+    plan_one(state, ones, np.full(3, 4.0), np.zeros(3), 1.0, 3)
+    rewards = np.array([[0.3, 0.45, 0.6, 0.75], [0.7] * 4, third])
+    rng = policy_rng(0)
+    for t in range(1, 13):
+        arm = (t - 1) % 3
+        update_one(state, arm, float(rewards[arm, (t - 1) // 3]), t, rng)
+    sigma = np.sqrt(np.mean(np.diff(rewards, 2, axis=1) ** 2) / 6.0)
+    assert (sigma > DEPLOY_NOISE) == (deployed == 1)
+    assert recommend_one(state, np.full(3, 4), rewards[:, -1].copy()) == deployed
 
 
 def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> None:

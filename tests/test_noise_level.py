@@ -12,13 +12,15 @@ from risingbandits.policies.machinery.noise_level import (
     new_noise_level,
     noise_observe,
     noise_sigma,
+    noise_sigma_residuals,
     noise_sigma_upper,
 )
 from risingbandits.policies.machinery.windows import history_push, new_history
 
 
-def estimate(rewards: np.ndarray, upper: bool = False) -> float:
-    """Feed rewards (arms x pulls, round robin) and return the estimate (or its upper bound)."""
+def estimate(rewards: np.ndarray, upper: bool = False, residuals: bool = False) -> float:
+    """Feed rewards (arms x pulls, round robin) and return the estimate (or its upper bound, or
+    the residuals' own estimate)."""
     n_arms, n = rewards.shape
     hist = new_history(n_arms, n)
     level = new_noise_level(None)
@@ -26,6 +28,8 @@ def estimate(rewards: np.ndarray, upper: bool = False) -> float:
         for arm in range(n_arms):
             history_push(hist, arm, float(rewards[arm, j]))
             noise_observe(level, hist.prefix, arm, int(hist.counts[arm]))
+    if residuals:
+        return float(noise_sigma_residuals(level))
     return float(noise_sigma_upper(level) if upper else noise_sigma(level))
 
 
@@ -83,3 +87,20 @@ def test_the_upper_bound_ignores_the_prior_and_covers_sigma() -> None:
     assert 0.88 <= np.mean(covered) <= 0.995
     assert 0.1 <= estimate(rng.normal(0.5, 0.1, (4, 3_000)), upper=True) <= 0.11
     assert noise_sigma_upper(new_noise_level(0.07)) == 0.07
+
+
+def test_the_residuals_own_estimate_has_neither_prior_nor_floor() -> None:
+    """noise_sigma_residuals (HACE-UCB's deployed model in cost): 0 before the first residual
+    and for a linear trend (where the prior and the floor hold the estimate up), otherwise
+    sqrt(mean r^2 / 6) of the residuals r, second differences of each arm's rewards (a few
+    dozen residuals are barely forgotten)."""
+    rng = np.random.default_rng(5)
+    assert estimate(np.full((3, 2), 0.5), residuals=True) == 0.0
+    trend = np.vstack([np.linspace(0.1, 0.6, 8), np.linspace(0.3, 0.4, 8)])
+    assert estimate(trend, residuals=True) == pytest.approx(0.0, abs=1e-7)
+    assert estimate(trend) > 0.1  # the prior's share is still there
+    rewards = rng.normal(0.5, 0.1, (5, 6))
+    second = np.diff(rewards, 2, axis=1)
+    expected = np.sqrt(np.mean(second**2) / 6.0)
+    assert estimate(rewards, residuals=True) == pytest.approx(expected, rel=0.01)
+    assert noise_sigma_residuals(new_noise_level(0.07)) == 0.07
