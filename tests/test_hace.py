@@ -135,9 +135,8 @@ def test_under_a_budget_in_cost_very_noisy_rewards_deploy_the_highest_level(
     """With a worker per candidate the deployed model is the best halving statistic (the last
     quarter: arm 0's 0.75 against arm 1's 0.7), unless the residuals' own noise estimate
     exceeds DEPLOY_NOISE: then the highest level, a longer mean (here the last half: arm 0's
-    0.675 < 0.7). Only the
-    third arm's rewards differ: flat (no residual) or a zigzag (residuals +-0.6 pooled with
-    four zeros: sigma = 0.14)."""
+    0.675 < 0.7). Only the third arm's rewards differ: flat (no residual) or a zigzag (residuals
+    +-0.6 pooled with four zeros: sigma = 0.14)."""
     state = make_policy("hace-ucb").init_state(3, 3 * 4)
     ones = np.ones(3, np.bool_)
     plan_one(state, ones, np.full(3, 4.0), np.zeros(3), 1.0, 3)

@@ -1,6 +1,7 @@
 """``tuning/deadlines_dev.py --draws``: the dev tasks with several candidate draws, pooled, each
 (instance, draw) its own unit of the intervals; a bad ``--draws`` is one parser error. The same
-for ``tuning/deadlines_heldout.py --pooled``, and its ``--draw`` refuses the report's seeds."""
+for ``tuning/deadlines_heldout.py --pooled``, and its ``--draw`` refuses the report's seeds; the
+statistics of ``tuning/deploy_noise_screen.py``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import sys
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conftest import REPO, load_script
@@ -62,3 +64,20 @@ def test_the_held_out_script_reads_a_fresh_seed_or_pools_sets_already_read(
     with pytest.raises(SystemExit) as raised:
         script.main()
     assert raised.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_deploy_screen_reads_the_statistics_and_the_noise_as_the_policy_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``tuning/deploy_noise_screen.py``: the mean of the last max(1, floor(share x n)) rewards
+    of each candidate's n (the halving statistic and the level's stand-in), and the residuals'
+    own noise estimate, sqrt(mean r^2 / 6) of the second differences pooled over candidates (0
+    without any: fewer than three rewards each)."""
+    monkeypatch.syspath_prepend(str(REPO / "tuning"))
+    script = load_script("tuning/deploy_noise_screen.py", "deploy_noise_screen")
+    rewards = np.array([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 9.0, 9.0]])
+    assert script.recent(rewards, np.array([4, 2]), 0.25).tolist() == [4.0, 6.0]
+    assert script.recent(rewards, np.array([4, 3]), 0.5).tolist() == [3.5, 9.0]
+    # arm 0 is linear (residuals 0, 0), arm 1's first three give 9 - 12 + 5 = 2
+    assert script.noise(rewards, np.array([4, 3])) == pytest.approx(np.sqrt(4.0 / 3 / 6.0))
+    assert script.noise(rewards, np.array([2, 1])) == 0.0
