@@ -72,12 +72,14 @@ def test_the_deploy_screen_reads_the_statistics_and_the_noise_as_the_policy_does
     """``tuning/deploy_noise_screen.py``: the mean of the last max(1, floor(share x n)) rewards
     of each candidate's n (the halving statistic and the level's stand-in), and the residuals'
     own noise estimate, sqrt(mean r^2 / 6) of the second differences pooled over candidates (0
-    without any: fewer than three rewards each)."""
+    without any: fewer than three rewards each; three residuals are barely forgotten)."""
     monkeypatch.syspath_prepend(str(REPO / "tuning"))
     script = load_script("tuning/deploy_noise_screen.py", "deploy_noise_screen")
-    rewards = np.array([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 9.0, 9.0]])
-    assert script.recent(rewards, np.array([4, 2]), 0.25).tolist() == [4.0, 6.0]
-    assert script.recent(rewards, np.array([4, 3]), 0.5).tolist() == [3.5, 9.0]
+    prefix = script.prefix_sums(np.array([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 9.0, 9.0]]))
+    assert prefix[:, 0].tolist() == [0.0, 0.0] and prefix[:, -1].tolist() == [10.0, 29.0]
+    assert script.recent(prefix, np.array([4, 2]), 0.25).tolist() == [4.0, 6.0]
+    assert script.recent(prefix, np.array([4, 3]), 0.5).tolist() == [3.5, 9.0]
     # arm 0 is linear (residuals 0, 0), arm 1's first three give 9 - 12 + 5 = 2
-    assert script.noise(rewards, np.array([4, 3])) == pytest.approx(np.sqrt(4.0 / 3 / 6.0))
-    assert script.noise(rewards, np.array([2, 1])) == 0.0
+    expected = np.sqrt(4.0 / 3 / 6.0)
+    assert script.noise(prefix, np.array([4, 3])) == pytest.approx(expected, rel=0.005)
+    assert script.noise(prefix, np.array([2, 1])) == 0.0

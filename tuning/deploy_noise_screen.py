@@ -11,9 +11,10 @@ steps per candidate), this draws each run's rewards (the instance's noise; live-
 deploys the best mean of the last quarter of the rewards (the default's statistic) or, when the
 pooled noise estimate exceeds a threshold, the best mean of the last half (a stand-in for
 ACE-UCB's level), and prints the paired change in the final-model gap on the test curves, mean
-and 95% half-width over runs. The noise estimate is the one of
-:mod:`~risingbandits.policies.machinery.noise_level` from the residuals alone: second
-differences of each candidate's rewards, r^2 / 6 pooled over candidates. A screen, not the judge:
+and 95% half-width over runs. The statistics and the noise estimate are the policy's own
+(:func:`~risingbandits.policies.budget.phases.recent_mean`,
+:func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`: second differences
+of each candidate's rewards, r^2 / 6 pooled over candidates). A screen, not the judge:
 the threshold it suggests is then read with ``tuning/deadlines_dev.py``.
 """
 
@@ -24,6 +25,12 @@ import argparse
 import numpy as np
 from deadlines_dev import draw_list
 
+from risingbandits.policies.budget.phases import recent_mean
+from risingbandits.policies.machinery.noise_level import (
+    new_noise_level,
+    noise_observe,
+    noise_sigma_residuals,
+)
 from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
 from risingbandits.reproduce.settings import FULL
 from risingbandits.reproduce.task_rows import beds_not_run, missing_beds
@@ -33,20 +40,26 @@ THRESHOLDS = (0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
 STEPS = (4, 16, 64)
 
 
-def recent(rewards: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
-    """Each candidate's mean of its last max(1, floor(share x n)) rewards."""
-    out = np.empty(len(pulls))
+def prefix_sums(rewards: np.ndarray) -> np.ndarray:
+    """Each candidate's prefix sums with a leading 0, as an ArmHistory keeps them."""
+    return np.concatenate([np.zeros((len(rewards), 1)), np.cumsum(rewards, axis=1)], axis=1)
+
+
+def recent(prefix: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
+    """Each candidate's mean of its last max(1, floor(share x n)) rewards (the policy's
+    :func:`~risingbandits.policies.budget.phases.recent_mean`)."""
+    return np.array([recent_mean(prefix, i, int(n), share, 1) for i, n in enumerate(pulls)])
+
+
+def noise(prefix: np.ndarray, pulls: np.ndarray) -> float:
+    """The residuals' own noise estimate of the policy's noise level
+    (:func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`) after each
+    candidate's rewards, one candidate after another."""
+    level = new_noise_level(None)
     for i, n in enumerate(pulls):
-        h = max(1, int(share * n))
-        out[i] = rewards[i, n - h : n].mean()
-    return out
-
-
-def noise(rewards: np.ndarray, pulls: np.ndarray) -> float:
-    """sqrt(mean r^2 / 6) over every candidate's second differences (0 before the first)."""
-    squares = [np.diff(rewards[i, :n], 2) ** 2 for i, n in enumerate(pulls)]
-    flat = np.concatenate(squares)
-    return float(np.sqrt(flat.mean() / 6.0)) if flat.size else 0.0
+        for m in range(1, int(n) + 1):
+            noise_observe(level, prefix, i, m)
+    return noise_sigma_residuals(level)
 
 
 def main() -> None:
@@ -74,10 +87,11 @@ def main() -> None:
                         if instance.noise_std is not None:
                             std = instance.noise_std[:, : pulls.max()]
                             rewards = rewards + std * rng.standard_normal(std.shape)
+                        prefix = prefix_sums(rewards)
                         value = judged[np.arange(len(pulls)), pulls - 1]
-                        short = value[recent(rewards, pulls, 0.25).argmax()]
-                        long = value[recent(rewards, pulls, 0.5).argmax()]
-                        sigma = noise(rewards, pulls)
+                        short = value[recent(prefix, pulls, 0.25).argmax()]
+                        long = value[recent(prefix, pulls, 0.5).argmax()]
+                        sigma = noise(prefix, pulls)
                         row = [short - long if sigma > tau else 0.0 for tau in THRESHOLDS]
                         changes.setdefault((bed.name, steps), []).append(row)
     print("paired change in the final-model gap (longer mean above the threshold - default)")

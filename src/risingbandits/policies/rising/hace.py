@@ -339,10 +339,10 @@ own estimate of the noise exceeds this (chosen on the development instances:
 
 
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
-    planned = state.budget[PLANNED] > 0
-    if planned and not committed(state) and noise_sigma_residuals(state.noise) > DEPLOY_NOISE:
+    in_cost = state.budget[PLANNED] > 0 and not committed(state)
+    if in_cost and noise_sigma_residuals(state.noise) > DEPLOY_NOISE:
         return highest_level(state, counts, state.active)
-    if (planned and not committed(state)) or state.phase[0] < state.targets.shape[0]:
+    if in_cost or state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
     return highest_level(state, counts, state.active)
 
