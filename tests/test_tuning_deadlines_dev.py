@@ -43,7 +43,9 @@ def test_pooled_draws_name_each_instance_with_its_draw() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--draw", "1"], "--draw=1 is one of the report's sets (0, 1, 2); use another seed"),
+        (["--draw", "1"], "--draw=1 reads the report's sets (0, 1, 2); use other seeds"),
+        (["--draw", "6,2"], "--draw=6,2 reads the report's sets (0, 1, 2); use other seeds"),
+        (["--draw", "6-x"], "--draw='6-x' is not allowed"),
         (["--pooled", "0,x"], "--pooled='0,x' is not allowed"),
         (["--draw", "5", "--pooled", "0-4"], "not allowed with argument"),
         ([], "one of the arguments --draw --pooled is required"),
@@ -55,8 +57,8 @@ def test_the_held_out_script_reads_a_fresh_seed_or_pools_sets_already_read(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``tuning/deadlines_heldout.py``: ``--draw`` refuses the report's seeds (a rule is judged
-    on a set nobody read); ``--pooled`` takes sets already read, as ``--draws`` does here; one
+    """``tuning/deadlines_heldout.py``: ``--draw`` (one seed or several, pooled) refuses the
+    report's seeds (a rule is judged on sets nobody read); ``--pooled`` takes sets already read, as ``--draws`` does here; one
     of the two; a bad value is one parser error, before any work."""
     monkeypatch.syspath_prepend(str(REPO / "tuning"))
     script = load_script("tuning/deadlines_heldout.py", "deadlines_heldout")

@@ -4,17 +4,18 @@ candidates of another generator seed.
 
 Usage:
     python tuning/deadlines_heldout.py --draw 3 --out tuning-out
+    python tuning/deadlines_heldout.py --draw 6-7 --out tuning-out     # unread sets, pooled
     python tuning/deadlines_heldout.py --pooled 0-4 --out tuning-out   # sets already read, pooled
 
 The report's three sets draw the candidates with generator seeds 0, 1 and 2
 (:data:`risingbandits.reproduce.deadlines.DRAWS`); every one of them was read before a rule of
 the default was judged. A rule chosen on the development split (``tuning/deadlines_dev.py``) is
-judged here once, on a seed none of them used, by a decision rule written down before this runs
-(``docs/deadlines-tuning.md``). Prints, per bed, W and deadline, the default's mean final-model
+judged here once, on a seed none of them used (or several, pooled as ``--pooled`` pools), by a
+decision rule written down before this runs (``docs/deadlines-tuning.md``). Prints, per bed, W and deadline, the default's mean final-model
 gap, each method's paired difference (a "!" where it is significantly lower) and whether the goal
 holds (the report's own test,
 :meth:`~risingbandits.reproduce.sections.deadlines.DeadlineRows.goal_met`), then the count of
-cells. Rows are kept in ``OUT/heldout-draw<seed>/``.
+cells. Rows are kept in ``OUT/heldout-draw<seeds>/``.
 
 ``--pooled`` reads sets that have been read already (the report's among them) as one, each
 (instance, draw) a unit of the intervals (as ``deadlines_dev.py --draws``): whether the cells
@@ -47,17 +48,18 @@ from risingbandits.reproduce.task_rows import beds_not_run
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--draw", type=int, help="a seed no set used: the one reading of a rule")
+    which.add_argument("--draw", help="seeds no set used (3, or 6-7 pooled): a rule's one reading")
     which.add_argument("--pooled", help="seeds of sets already read, pooled: 0,1,2 or 0-4")
     parser.add_argument("--out", default="tuning-out")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     if args.pooled is not None:
         draws, out = draw_list(parser, args.pooled, "--pooled"), Path(args.out) / "heldout-pooled"
-    elif args.draw in DRAWS:
-        parser.error(f"--draw={args.draw} is one of the report's sets {DRAWS}; use another seed")
     else:
-        draws, out = (args.draw,), Path(args.out) / f"heldout-draw{args.draw}"
+        draws = draw_list(parser, args.draw, "--draw")
+        if set(draws) & set(DRAWS):
+            parser.error(f"--draw={args.draw} reads the report's sets {DRAWS}; use other seeds")
+        out = Path(args.out) / f"heldout-draw{'-'.join(map(str, draws))}"
     with make_executor("processes", args.workers) as pool:
         progress = lambda d, n: print(f"\r{d}/{n} tasks", end="")  # noqa: E731
         run_deadlines(out, FULL_SIZE, pool, progress, "test", draws)
