@@ -15,7 +15,12 @@ from risingbandits.instances.families import family_instance
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector
 from risingbandits.policies import make_policy
 from risingbandits.policies.budget.successive_halving import halving_schedule
-from risingbandits.policies.machinery.kernel import plan_one, recommend_one, update_one
+from risingbandits.policies.machinery.kernel import (
+    plan_one,
+    recommend_one,
+    select_one,
+    update_one,
+)
 from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import (
     DEPLOY_NOISE,
@@ -112,6 +117,28 @@ def test_under_a_budget_in_cost_a_round_keeps_at_least_as_many_survivors_as_lane
     assert state.active.sum() == kept
     assert state.active.tolist() == [v >= sorted(state.values)[-kept] for v in state.values]
     assert (state.budget[ROUND] == state.full.shape[0]) == (lanes >= kept)  # the rounds ended
+
+
+@pytest.mark.parametrize(
+    ("lanes", "leader_free", "started"), [(1, True, 2), (2, True, 1), (2, False, 2)]
+)
+def test_under_a_deadline_the_round_leader_does_not_wait_for_the_round(
+    lanes: int, leader_free: bool, started: int
+) -> None:
+    """In a halving round with several lanes the survivor with the best statistic among those
+    with a finished pull (arm 1: 0.8 against arm 0's 0.2) is started whenever a worker may
+    start it, before the survivors still short of the round's goal; with one lane, or with the
+    leader busy, the round robin goes on (least cost spent first: arm 2)."""
+    state = make_policy("hace-ucb").init_state(4, 4 * 4)
+    rng = policy_rng(0)
+    ones = np.ones(4, np.bool_)
+    plan_one(state, ones, np.full(4, 4.0), np.zeros(4), 1.0, lanes)
+    update_one(state, 0, 0.2, 1, rng)
+    update_one(state, 1, 0.8, 2, rng)
+    allowed = np.array([True, leader_free, True, True])
+    plan_one(state, allowed, np.array([3.0, 3.0, 4.0, 4.0]), np.array([1.0, 1.0, 0, 0]), 1.0, lanes)
+    assert state.budget[ROUND] == 0  # the first round (two pulls each) is not over
+    assert select_one(state, 3, rng) == started
 
 
 def test_under_a_budget_in_cost_the_commit_comes_with_one_lane_once_its_share_is_left() -> None:

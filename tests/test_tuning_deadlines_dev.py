@@ -58,8 +58,8 @@ def test_the_held_out_script_reads_a_fresh_seed_or_pools_sets_already_read(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``tuning/deadlines_heldout.py``: ``--draw`` (one seed or several, pooled) refuses the
-    report's seeds (a rule is judged on sets nobody read); ``--pooled`` takes sets already read, as ``--draws`` does here; one
-    of the two; a bad value is one parser error, before any work."""
+    report's seeds (a rule is judged on sets nobody read); ``--pooled`` takes sets already read,
+    as ``--draws`` does here; one of the two; a bad value is one parser error, before any work."""
     monkeypatch.syspath_prepend(str(REPO / "tuning"))
     script = load_script("tuning/deadlines_heldout.py", "deadlines_heldout")
     monkeypatch.setattr(sys, "argv", ["deadlines_heldout.py", *argv])

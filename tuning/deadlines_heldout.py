@@ -11,9 +11,9 @@ The report's three sets draw the candidates with generator seeds 0, 1 and 2
 (:data:`risingbandits.reproduce.deadlines.DRAWS`); every one of them was read before a rule of
 the default was judged. A rule chosen on the development split (``tuning/deadlines_dev.py``) is
 judged here once, on a seed none of them used (or several, pooled as ``--pooled`` pools), by a
-decision rule written down before this runs (``docs/deadlines-tuning.md``). Prints, per bed, W and deadline, the default's mean final-model
-gap, each method's paired difference (a "!" where it is significantly lower) and whether the goal
-holds (the report's own test,
+decision rule written down before this runs (``docs/deadlines-tuning.md``). Prints, per bed, W
+and deadline, the default's mean final-model gap, each method's paired difference (a "!" where
+it is significantly lower) and whether the goal holds (the report's own test,
 :meth:`~risingbandits.reproduce.sections.deadlines.DeadlineRows.goal_met`), then the count of
 cells. Rows are kept in ``OUT/heldout-draw<seeds>/``.
 

@@ -58,6 +58,12 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   pull of the horizon stands for, a survivor short of its round's goal
   pulled first (least cost spent), one whose next pull no longer fits counted as done, a
   worker with no survivor short of the goal left idle until a result arrives;
+* with several lanes the round's leader does not wait for the round (:func:`round_leader`):
+  the survivor with the best halving statistic among those with a finished pull is started
+  whenever a worker may start it, the others going on with the round. A candidate trains on one
+  worker at a time, so every moment the best waits for the round to end is training it never
+  gets back (ASHA promotes a candidate as soon as it ranks; ``docs/deadlines-tuning.md``, "The
+  leader does not wait for the round");
 * they run while halving frees a worker (fewer lanes than survivors) and some survivor could
   not make ``index_from`` pulls of its share (its pulls left x lanes / survivors), decided
   before each round (:func:`enough_for_index`); a round keeps at least as many survivors as
@@ -259,8 +265,11 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         short = r >= rounds or plan[SPENT, i] < goal
         plan[USABLE, i] = 1.0 if state.active[i] and plan[ALLOWED, i] > 0 and short else 0.0
         found = found or plan[USABLE, i] > 0
-    arm = -1
-    if found and r < rounds:  # a halving round: forced, in the trace
+    arm = round_leader(state) if r < rounds and state.budget[LANES] > 1.0 else -1
+    if arm >= 0:  # the leader does not wait for the round
+        plan[USABLE, arm] = 1.0
+        arm = show_queue(state.scores, state.terms, arm, plan[USABLE], plan[SPENT])
+    elif found and r < rounds:  # a halving round: forced, in the trace
         arm = lowest_active(plan[USABLE], plan[SPENT], rng, True)
         arm = show_queue(state.scores, state.terms, arm, plan[USABLE], plan[SPENT])
     elif found:
@@ -268,6 +277,21 @@ def select_in_cost(state: HaceState, t: int, rng: np.ndarray) -> int:
         if arm < 0:
             arm = ace_index(state, t, rng, plan[USABLE], plan[LEFT])
     return arm
+
+
+@helper
+def round_leader(state: HaceState) -> int:
+    """In a halving round with several lanes, the survivor with the best halving statistic
+    among those with a finished pull, if a worker may start it and its next pull fits, else -1
+    (module docstring: the leader does not wait for the round)."""
+    lead = -1
+    for i in range(state.active.shape[0]):
+        pulled = state.active[i] and state.hist.counts[i] > 0
+        if pulled and (lead < 0 or state.values[i] > state.values[lead]):
+            lead = i
+    if lead < 0 or state.plan[ALLOWED, lead] == 0 or state.plan[LEFT, lead] < 1.0:
+        return -1
+    return lead
 
 
 @helper
