@@ -27,6 +27,7 @@ from risingbandits.policies.rising.hace import (
     LANES,
     LEFT,
     ROUND,
+    SHRINK_NOISE,
     SPENT,
     UNIT,
     commit_from,
@@ -175,6 +176,30 @@ def test_under_a_budget_in_cost_very_noisy_rewards_deploy_the_highest_level(
     sigma = np.sqrt(np.mean(np.diff(rewards, 2, axis=1) ** 2) / 6.0)
     assert (sigma > DEPLOY_NOISE) == (deployed == 1)
     assert recommend_one(state, np.full(3, 4), rewards[:, -1].copy()) == deployed
+
+
+@pytest.mark.parametrize(("zigzag", "deployed"), [(0.0, 1), (0.02, 1), (0.04, 0), (0.06, 0)])
+def test_under_a_budget_in_cost_noisy_statistics_are_shrunk_by_their_own_noise(
+    zigzag: float, deployed: int
+) -> None:
+    """Arm 1 (one pull, 0.505) against arm 0 (eight pulls zigzagging +-zigzag around 0.5) and
+    arm 2 (eight at 0.48): below SHRINK_NOISE the best statistic is deployed (arm 1); above it
+    each statistic is shrunk toward the mean by its own noise, sigma^2 over the rewards it
+    averages, and arm 1's one reward no longer leads (the halving statistic below DEPLOY_NOISE,
+    the level above it)."""
+    state = make_policy("hace-ucb").init_state(3, 3 * 8)
+    plan_one(state, np.ones(3, np.bool_), np.full(3, 8.0), np.zeros(3), 1.0, 3)
+    rng = policy_rng(0)
+    zig = [0.5 + (zigzag if k % 2 else -zigzag) for k in range(8)]
+    for k in range(8):
+        update_one(state, 0, zig[k], 2 * k + 1, rng)
+        update_one(state, 2, 0.48, 2 * k + 2, rng)
+    update_one(state, 1, 0.505, 17, rng)
+    sigma = zigzag * np.sqrt(16 / 12)  # residuals +-4 zigzag for arm 0, 0 for arm 2, pooled
+    assert (sigma > SHRINK_NOISE) == (deployed == 0)
+    assert (sigma > DEPLOY_NOISE) == (zigzag == 0.06)
+    last = np.array([zig[-1], 0.505, 0.48])
+    assert recommend_one(state, np.array([8, 1, 8]), last) == deployed
 
 
 def test_the_warm_up_takes_at_most_a_quarter_of_the_budget_per_candidate() -> None:

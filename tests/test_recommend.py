@@ -8,6 +8,7 @@ import pytest
 
 import risingbandits as rb
 from risingbandits.policies import make_policy
+from risingbandits.policies.machinery.common import shrunk_best
 from risingbandits.policies.machinery.kernel import _KERNELS, _default_recommend
 from risingbandits.seeding import reward_key
 
@@ -99,3 +100,24 @@ def test_elimination_methods_recommend_their_best_active_arm(name: str) -> None:
         assert rec == active[np.argmax(values[active])]  # ties to the lowest index
     if name in ("successive-halving", "successive-rejects", "r-sr"):
         assert len(active) == 1  # the survivor at the end of the budget
+
+
+def test_shrunk_best_trusts_a_value_by_the_rewards_it_averages() -> None:
+    """Empirical Bayes across arms: with no noise the best value wins; with noise an arm whose
+    value averages one reward must lead by more than one averaging sixteen; with the values'
+    spread below their noise (tau^2 at its floor) the least noisy of those above the mean wins;
+    the mask is honoured and an empty one gives -1."""
+    values = np.array([0.50, 0.52, 0.30])
+    averaged = np.array([16.0, 1.0, 16.0])
+    every = np.ones(3, np.bool_)
+    assert shrunk_best(values, averaged, every, 0.0) == 1
+    assert shrunk_best(values, averaged, every, 0.1) == 0
+    sigma = 0.1
+    tau2 = values.var() - np.mean(sigma**2 / averaged)
+    shrunk = 0.44 + (values - 0.44) * tau2 / (tau2 + sigma**2 / averaged)
+    assert shrunk[0] > shrunk[1] > shrunk[2]
+    close = np.array([0.505, 0.51, 0.485])
+    assert shrunk_best(close, np.array([1.0, 1.0, 4.0]), every, 0.2) == 1
+    assert shrunk_best(close, np.array([4.0, 1.0, 1.0]), every, 0.2) == 0
+    assert shrunk_best(values, averaged, np.array([False, True, True]), 0.1) == 1
+    assert shrunk_best(values, averaged, np.zeros(3, np.bool_), 0.1) == -1

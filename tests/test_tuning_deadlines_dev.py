@@ -85,3 +85,7 @@ def test_the_deploy_screen_reads_the_statistics_and_the_noise_as_the_policy_does
     expected = np.sqrt(4.0 / 3 / 6.0)
     assert script.noise(prefix, np.array([4, 3])) == pytest.approx(expected, rel=0.005)
     assert script.noise(prefix, np.array([2, 1])) == 0.0
+    # shrunk by its own noise, arm 1's one reward (0.52) no longer beats arm 0's mean of four
+    flat = script.prefix_sums(np.repeat([[0.5], [0.52], [0.3]], 8, axis=1))
+    assert script.shrunk(flat, np.array([8, 1, 8]), 0.5, 0.0) == 1
+    assert script.shrunk(flat, np.array([8, 1, 8]), 0.5, 0.1) == 0

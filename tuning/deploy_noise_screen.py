@@ -11,7 +11,10 @@ steps per candidate), this draws each run's rewards (the instance's noise; live-
 deploys the best mean of the last quarter of the rewards (the default's statistic) or, when the
 pooled noise estimate exceeds a threshold, the best mean of the last half (a stand-in for
 ACE-UCB's level), and prints the paired change in the final-model gap on the test curves, mean
-and 95% half-width over runs. The statistics and the noise estimate are the policy's own
+and 95% half-width over runs. A second table keeps the 0.06 switch and shrinks the deployed
+statistic toward the candidates' mean by its own noise when the estimate exceeds a threshold
+(:func:`~risingbandits.policies.machinery.common.shrunk_best`, the policy's
+``SHRINK_NOISE``). The statistics and the noise estimate are the policy's own
 (:func:`~risingbandits.policies.budget.phases.recent_mean`,
 :func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`: second differences
 of each candidate's rewards, r^2 / 6 pooled over candidates). A screen, not the judge:
@@ -26,6 +29,7 @@ import numpy as np
 from deadlines_dev import draw_list
 
 from risingbandits.policies.budget.phases import recent_mean
+from risingbandits.policies.machinery.common import shrunk_best
 from risingbandits.policies.machinery.noise_level import (
     new_noise_level,
     noise_observe,
@@ -37,6 +41,7 @@ from risingbandits.reproduce.task_rows import beds_not_run, missing_beds
 from risingbandits.simulate_budget import cumulative_costs
 
 THRESHOLDS = (0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
+SWITCH = 0.06  # the policy's DEPLOY_NOISE, kept while the shrinkage threshold is screened
 STEPS = (4, 16, 64)
 
 
@@ -49,6 +54,14 @@ def recent(prefix: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
     """Each candidate's mean of its last max(1, floor(share x n)) rewards (the policy's
     :func:`~risingbandits.policies.budget.phases.recent_mean`)."""
     return np.array([recent_mean(prefix, i, int(n), share, 1) for i, n in enumerate(pulls)])
+
+
+def shrunk(prefix: np.ndarray, pulls: np.ndarray, share: float, sigma: float) -> int:
+    """The candidate :func:`shrunk_best` deploys by the mean of the last ``share`` of the
+    rewards (each averaging max(1, floor(share x n)) of them)."""
+    averaged = np.maximum(1, np.floor(share * pulls + 1e-9))
+    mask = np.ones(len(pulls), np.bool_)
+    return int(shrunk_best(recent(prefix, pulls, share), averaged, mask, sigma))
 
 
 def noise(prefix: np.ndarray, pulls: np.ndarray) -> float:
@@ -67,6 +80,7 @@ def main() -> None:
     parser.add_argument("--draws", default="0-7", help="generator seeds of the candidates")
     draws = draw_list(parser, parser.parse_args().draws)
     changes: dict[tuple[str, int], list[list[float]]] = {}
+    shrinks: dict[tuple[str, int], list[list[float]]] = {}
     for title, why in beds_not_run(deadline_beds(FULL, "dev")):
         print(f"not read: {title}: {why}")
     for draw in draws:
@@ -94,7 +108,18 @@ def main() -> None:
                         sigma = noise(prefix, pulls)
                         row = [short - long if sigma > tau else 0.0 for tau in THRESHOLDS]
                         changes.setdefault((bed.name, steps), []).append(row)
-    print("paired change in the final-model gap (longer mean above the threshold - default)")
+                        share = 0.5 if sigma > SWITCH else 0.25
+                        switch = long if sigma > SWITCH else short
+                        kept = value[shrunk(prefix, pulls, share, sigma)]
+                        row = [switch - kept if sigma > tau else 0.0 for tau in THRESHOLDS]
+                        shrinks.setdefault((bed.name, steps), []).append(row)
+    show(changes, "longer mean above the threshold - best mean of the last quarter")
+    show(shrinks, f"shrunk above the threshold - the longer mean above {SWITCH}")
+
+
+def show(changes: dict[tuple[str, int], list[list[float]]], title: str) -> None:
+    """Paired change in the final-model gap per (bed, steps) and threshold: mean ± 95%."""
+    print(f"paired change in the final-model gap ({title})")
     print("bed   m  | " + " | ".join(f"> {tau:.2f}" for tau in THRESHOLDS))
     for (name, steps), rows in changes.items():
         table = np.asarray(rows)

@@ -147,6 +147,32 @@ def best_active(active: np.ndarray, values: np.ndarray) -> int:
 
 
 @called_helper
+def shrunk_best(values: np.ndarray, averaged: np.ndarray, mask: Any, sigma: float) -> int:
+    """The arm in ``mask`` with the best value shrunk toward their mean m by its own noise
+    (empirical Bayes, a normal prior across arms): m + (x_i - m) tau^2 / (tau^2 + sigma^2 /
+    h_i), h_i = ``averaged[i]`` the rewards x_i averages, tau^2 the values' variance less their
+    mean noise (at least 1e-12). Ties to the lowest index; -1 if the mask is empty."""
+    k, total, squares, noise = 0, 0.0, 0.0, 0.0
+    for i in range(values.shape[0]):
+        if mask[i]:
+            k += 1
+            total += values[i]
+            squares += values[i] * values[i]
+            noise += sigma * sigma / averaged[i]
+    if k == 0:
+        return -1
+    mean = total / k
+    tau2 = max(squares / k - mean * mean - noise / k, 1e-12)
+    best, top = -1, -np.inf
+    for i in range(values.shape[0]):
+        if mask[i]:
+            value = mean + (values[i] - mean) * tau2 / (tau2 + sigma * sigma / averaged[i])
+            if value > top:
+                best, top = i, value
+    return best
+
+
+@called_helper
 def show_active(
     scores: np.ndarray, terms: np.ndarray, active: np.ndarray, values: np.ndarray
 ) -> None:

@@ -81,7 +81,12 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   :func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`) the survivor with
   the highest level, whose longer mean averages the noise out (LCDB, whose rewards carry its
   spread across data splits; live-v1's real step changes stay below it:
-  ``docs/deadlines-tuning.md``, "The longer mean when the rewards are very noisy").
+  ``docs/deadlines-tuning.md``, "The longer mean when the rewards are very noisy"); and when
+  the estimate exceeds :data:`SHRINK_NOISE` the statistics are compared shrunk toward the
+  survivors' mean by each one's own noise, sigma^2 over the rewards it averages
+  (:func:`deploy_shrunk`): with unequal costs the candidates reach the deadline with unequal
+  pulls, and a candidate judged on one or two noisy rewards no longer wins by its noise
+  (``docs/deadlines-tuning.md``, "A statistic trusted by the rewards it averages").
 
 Without a plan (the pull simulator, a budget in steps) nothing of this runs: the choices are
 the ones above, arm for arm. With one worker and unit costs the plan changes no choice
@@ -109,7 +114,12 @@ from risingbandits.policies.budget.phases import (
 )
 from risingbandits.policies.budget.successive_halving import halving_schedule
 from risingbandits.policies.machinery.checkpoint import register_state_check
-from risingbandits.policies.machinery.common import best_active, lowest_active, show_queue
+from risingbandits.policies.machinery.common import (
+    best_active,
+    lowest_active,
+    show_queue,
+    shrunk_best,
+)
 from risingbandits.policies.machinery.kernel import register_kernel, register_plan
 from risingbandits.policies.machinery.noise_level import (
     NoiseLevel,
@@ -120,6 +130,7 @@ from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
 from risingbandits.policies.rising.ace import (
+    BONUS,
     LEVEL,
     AceState,
     AceUCB,
@@ -362,10 +373,38 @@ own estimate of the noise exceeds this (chosen on the development instances:
 ``tuning/deploy_noise_screen.py``, ``docs/deadlines-tuning.md``)."""
 
 
+SHRINK_NOISE = 0.03
+"""From this residual-only noise estimate on, a run in cost deploys by the survivors' statistics
+shrunk toward their mean by each one's own noise (:func:`deploy_shrunk`; chosen on the
+development instances: ``docs/deadlines-tuning.md``)."""
+
+
+@helper
+def deploy_shrunk(state: HaceState, counts: np.ndarray, sigma: float) -> int:
+    """The pulled survivor with the best deployed statistic (ACE-UCB's level above
+    :data:`DEPLOY_NOISE`, else the halving statistic) shrunk toward the survivors' mean by its
+    own noise, sigma^2 over the rewards it averages
+    (:func:`~risingbandits.policies.machinery.common.shrunk_best`): a candidate judged on fewer
+    rewards (one that costs more per step) must lead by more."""
+    n = counts.shape[0]
+    values, averaged = np.empty(n), np.empty(n)
+    for i in range(n):
+        if counts[i] == 0:  # not in the mask
+            values[i], averaged[i] = 0.0, 1.0
+        elif sigma > DEPLOY_NOISE:
+            values[i], averaged[i] = state.arm[i, LEVEL], 1.0 / state.arm[i, BONUS] ** 2
+        else:
+            values[i] = state.values[i]
+            averaged[i] = max(1, floor_fraction(counts[i], state.halving_window))
+    return max(shrunk_best(values, averaged, state.active & (counts > 0), sigma), 0)
+
+
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
     in_cost = state.budget[PLANNED] > 0 and not committed(state)
-    if in_cost and noise_sigma_residuals(state.noise) > DEPLOY_NOISE:
-        return highest_level(state, counts, state.active)
+    if in_cost:
+        sigma = noise_sigma_residuals(state.noise)
+        if sigma > SHRINK_NOISE:
+            return deploy_shrunk(state, counts, sigma)
     if in_cost or state.phase[0] < state.targets.shape[0]:
         return max(best_active(state.active, state.values), 0)
     return highest_level(state, counts, state.active)
