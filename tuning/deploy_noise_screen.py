@@ -35,13 +35,13 @@ from risingbandits.policies.machinery.noise_level import (
     noise_observe,
     noise_sigma_residuals,
 )
+from risingbandits.policies.rising.hace import DEPLOY_NOISE
 from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
 from risingbandits.reproduce.settings import FULL
 from risingbandits.reproduce.task_rows import beds_not_run, missing_beds
 from risingbandits.simulate_budget import cumulative_costs
 
 THRESHOLDS = (0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
-SWITCH = 0.06  # the policy's DEPLOY_NOISE, kept while the shrinkage threshold is screened
 STEPS = (4, 16, 64)
 
 
@@ -108,13 +108,13 @@ def main() -> None:
                         sigma = noise(prefix, pulls)
                         row = [short - long if sigma > tau else 0.0 for tau in THRESHOLDS]
                         changes.setdefault((bed.name, steps), []).append(row)
-                        share = 0.5 if sigma > SWITCH else 0.25
-                        switch = long if sigma > SWITCH else short
+                        share = 0.5 if sigma > DEPLOY_NOISE else 0.25
+                        switch = long if sigma > DEPLOY_NOISE else short
                         kept = value[shrunk(prefix, pulls, share, sigma)]
                         row = [switch - kept if sigma > tau else 0.0 for tau in THRESHOLDS]
                         shrinks.setdefault((bed.name, steps), []).append(row)
     show(changes, "longer mean above the threshold - best mean of the last quarter")
-    show(shrinks, f"shrunk above the threshold - the longer mean above {SWITCH}")
+    show(shrinks, f"shrunk above the threshold - the longer mean above {DEPLOY_NOISE}")
 
 
 def show(changes: dict[tuple[str, int], list[list[float]]], title: str) -> None:
