@@ -35,6 +35,7 @@ from risingbandits.policies.machinery.noise_level import (
     noise_observe,
     noise_sigma_residuals,
 )
+from risingbandits.policies.machinery.windows import floor_fraction
 from risingbandits.policies.rising.hace import DEPLOY_NOISE
 from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
 from risingbandits.reproduce.settings import FULL
@@ -59,7 +60,7 @@ def recent(prefix: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
 def shrunk(prefix: np.ndarray, pulls: np.ndarray, share: float, sigma: float) -> int:
     """The candidate :func:`shrunk_best` deploys by the mean of the last ``share`` of the
     rewards (each averaging max(1, floor(share x n)) of them)."""
-    averaged = np.maximum(1, np.floor(share * pulls + 1e-9))
+    averaged = np.array([max(1, floor_fraction(int(n), share)) for n in pulls], float)
     mask = np.ones(len(pulls), np.bool_)
     return int(shrunk_best(recent(prefix, pulls, share), averaged, mask, sigma))
 

@@ -130,13 +130,13 @@ from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
 from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
 from risingbandits.policies.rising.ace import (
-    BONUS,
     LEVEL,
     AceState,
     AceUCB,
     ace_index,
     ace_observe,
     highest_level,
+    level_window,
 )
 
 
@@ -368,9 +368,9 @@ def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) 
 
 
 DEPLOY_NOISE = 0.06
-"""A run in cost deploys the highest level, not the best halving statistic, once the residuals'
-own estimate of the noise exceeds this (chosen on the development instances:
-``tuning/deploy_noise_screen.py``, ``docs/deadlines-tuning.md``)."""
+"""A run in cost ranks the survivors by ACE-UCB's level (a longer mean), not the halving
+statistic, once the residuals' own estimate of the noise exceeds this (chosen on the
+development instances: ``tuning/deploy_noise_screen.py``, ``docs/deadlines-tuning.md``)."""
 
 
 SHRINK_NOISE = 0.03
@@ -386,17 +386,16 @@ def deploy_shrunk(state: HaceState, counts: np.ndarray, sigma: float) -> int:
     own noise, sigma^2 over the rewards it averages
     (:func:`~risingbandits.policies.machinery.common.shrunk_best`): a candidate judged on fewer
     rewards (one that costs more per step) must lead by more."""
-    n = counts.shape[0]
-    values, averaged = np.empty(n), np.empty(n)
-    for i in range(n):
-        if counts[i] == 0:  # not in the mask
-            values[i], averaged[i] = 0.0, 1.0
-        elif sigma > DEPLOY_NOISE:
-            values[i], averaged[i] = state.arm[i, LEVEL], 1.0 / state.arm[i, BONUS] ** 2
+    mask = state.active & (counts > 0)
+    values, averaged = np.zeros(counts.shape[0]), np.ones(counts.shape[0])
+    for i in np.flatnonzero(mask):
+        if sigma > DEPLOY_NOISE:
+            values[i] = state.arm[i, LEVEL]
+            averaged[i] = level_window(counts[i], state.eps, state.w_min)
         else:
             values[i] = state.values[i]
             averaged[i] = max(1, floor_fraction(counts[i], state.halving_window))
-    return max(shrunk_best(values, averaged, state.active & (counts > 0), sigma), 0)
+    return max(shrunk_best(values, averaged, mask, sigma), 0)
 
 
 def _recommend(state: HaceState, counts: np.ndarray, last: np.ndarray) -> int:
