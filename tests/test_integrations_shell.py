@@ -111,6 +111,34 @@ def test_a_score_that_finished_with_a_failure_is_recorded(
     assert logged_steps(log) == {"candidate0": [1], "candidate1": [1]}
 
 
+def test_a_signal_while_a_score_is_saved_comes_after_the_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C arriving while the second score's checkpoint is written is raised once it is
+    written: the checkpoint keeps every score the selector recorded (a CI run's SIGHUP came
+    between the two, and the CLI said 3 scores were kept where the file held 2)."""
+    import risingbandits.integrations.shell as shell
+
+    saved, writes = tmp_path / "run.json", []
+    write = shell.save_run
+
+    def interrupted_write(*args: object) -> None:
+        writes.append(args)
+        if len(writes) == 4:  # in flight, first score, in flight, second score
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)  # the handler would run here, mid-save, without the deferral
+        write(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shell, "save_run", interrupted_write)
+    selector = ModelSelector(3, 9, seed=0)
+    with pytest.raises(KeyboardInterrupt):
+        run_commands(selector, commands(tmp_path / "log"), checkpoint=saved)
+    assert selector.t == 2 and load_run(saved, commands(tmp_path / "log")).history == (
+        selector.history
+    )
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 @pytest.mark.parametrize(
     ("output", "expected"),
     [("echo done", "is not a number: 'done'"), ("echo 1.5", r"score 1.5 is not in \[0, 1\]")],

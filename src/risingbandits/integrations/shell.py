@@ -295,6 +295,32 @@ def _out_of_range(selector: ModelSelector, score: float) -> str | None:
     )
 
 
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C, SIGTERM and SIGHUP (those with a Python handler) for the block, then
+    deliver the first one that came to its own handler: the block (a score recorded and the
+    checkpoint saved) is never cut in two. Outside the main thread, where Python runs no
+    handler, the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    handlers = {s: signal.getsignal(s) for s in DEFERRED_SIGNALS}
+    deferred = [s for s, handler in handlers.items() if callable(handler)]
+    for sig in deferred:
+        signal.signal(sig, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for sig in deferred:
+            signal.signal(sig, handlers[sig])
+        if held:
+            signal.raise_signal(held[0])
+
+
 def _score(
     selector: ModelSelector, index: int, step: int, call: Output, timeout: float | None
 ) -> Step:
@@ -371,11 +397,12 @@ def _drive(
                 for future in sorted(done, key=lambda f: running[f]):
                     index, step = running.pop(future)
                     try:
-                        recorded = _score(selector, index, step, future.result(), timeout)
+                        with signals_deferred():  # a score recorded is a score saved
+                            recorded = _score(selector, index, step, future.result(), timeout)
+                            save()
                     except StepFailed as exc:
                         failed = failed or exc
                         continue
-                    save()
                     on_step(recorded)
                 if failed is not None:
                     raise failed
