@@ -129,14 +129,21 @@ def test_a_signal_while_a_score_is_saved_comes_after_the_save(
             time.sleep(0.01)  # the handler would run here, mid-save, without the deferral
         write(*args)  # type: ignore[arg-type]
 
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
     monkeypatch.setattr(shell, "save_run", interrupted_write)
     selector = ModelSelector(3, 9, seed=0)
-    with pytest.raises(KeyboardInterrupt):
-        run_commands(selector, commands(tmp_path / "log"), checkpoint=saved)
+    before = signal.signal(signal.SIGINT, stop)  # Python's own (a Ray test may leave Tune's)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_commands(selector, commands(tmp_path / "log"), checkpoint=saved)
+        assert signal.getsignal(signal.SIGINT) is stop
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert selector.t == 2 and load_run(saved, commands(tmp_path / "log")).history == (
         selector.history
     )
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 @pytest.mark.parametrize(
