@@ -93,6 +93,7 @@ from ray.tune.experiment import Trial  # noqa: E402
 from ray.tune.schedulers import TrialScheduler  # noqa: E402
 
 from risingbandits.integrations.checks import check_seconds  # noqa: E402
+from risingbandits.integrations.handlers import TAKEN_BY_TUNE, handlers_given_back  # noqa: E402
 from risingbandits.integrations.lifetime import ProcessGuard  # noqa: E402
 from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E402
 from risingbandits.modelselect.costs import least_cost  # noqa: E402
@@ -502,8 +503,11 @@ def _store_logs(tune_controller: TuneController, trial: Trial) -> None:
 def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None]:
     """A local Ray instance for the scope (``ray.init(num_cpus=...)``, no dashboard), shut
     down at the end; its processes end with the scope also if this process is killed
-    (:class:`~risingbandits.integrations.lifetime.ProcessGuard`)."""
-    with ProcessGuard() as guard:
+    (:class:`~risingbandits.integrations.lifetime.ProcessGuard`). The SIGINT and SIGUSR1
+    handlers the scope found are put back at its end (``Tuner.fit`` takes them and leaves its
+    own, which turned a later Ctrl-C into a warning:
+    :func:`~risingbandits.integrations.handlers.handlers_given_back`)."""
+    with ProcessGuard() as guard, handlers_given_back(TAKEN_BY_TUNE):
         ray.init(num_cpus=num_cpus, include_dashboard=False, **init_options)
         guard.scan()  # Ray's processes are known to the guardian before anything else runs
         try:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from risingbandits.integrations.checks import check_seconds
+from risingbandits.integrations.handlers import signals_deferred
 from risingbandits.integrations.lifetime import ProcessGuard
 from risingbandits.integrations.tail import Tail
 from risingbandits.locking import exclusive
@@ -293,32 +294,6 @@ def _out_of_range(selector: ModelSelector, score: float) -> str | None:
         f"score {score:g} is not in [{low:g}, {high:g}]: give the range of the scores with "
         "--score-range LOW,HIGH (score_range=(LOW, HIGH) of the ModelSelector in Python)"
     )
-
-
-DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def signals_deferred() -> Iterator[None]:
-    """Hold back Ctrl-C, SIGTERM and SIGHUP (those with a Python handler) for the block, then
-    deliver the first one that came to its own handler: the block (a score recorded and the
-    checkpoint saved) is never cut in two. Outside the main thread, where Python runs no
-    handler, the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    handlers = {s: signal.getsignal(s) for s in DEFERRED_SIGNALS}
-    deferred = [s for s, handler in handlers.items() if callable(handler)]
-    for sig in deferred:
-        signal.signal(sig, lambda signum, frame: held.append(signum))
-    try:
-        yield
-    finally:
-        for sig in deferred:
-            signal.signal(sig, handlers[sig])
-        if held:
-            signal.raise_signal(held[0])
 
 
 def _score(
