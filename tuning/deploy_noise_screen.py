@@ -14,7 +14,9 @@ ACE-UCB's level), and prints the paired change in the final-model gap on the tes
 and 95% half-width over runs. A second table keeps the 0.06 switch and shrinks the deployed
 statistic toward the candidates' mean by its own noise when the estimate exceeds a threshold
 (:func:`~risingbandits.policies.machinery.common.shrunk_best`, the policy's
-``SHRINK_NOISE``). The statistics and the noise estimate are the policy's own
+``SHRINK_NOISE``). A third compares the policy as it is (shrunk above ``SHRINK_NOISE``, the
+0.06 switch kept) with the longer mean shrunk whenever the estimate exceeds a threshold. The
+statistics and the noise estimate are the policy's own
 (:func:`~risingbandits.policies.budget.phases.recent_mean`,
 :func:`~risingbandits.policies.machinery.noise_level.noise_sigma_residuals`: second differences
 of each candidate's rewards, r^2 / 6 pooled over candidates). A screen, not the judge:
@@ -36,14 +38,14 @@ from risingbandits.policies.machinery.noise_level import (
     noise_sigma_residuals,
 )
 from risingbandits.policies.machinery.windows import floor_fraction
-from risingbandits.policies.rising.hace import DEPLOY_NOISE
+from risingbandits.policies.rising.hace import DEPLOY_NOISE, SHRINK_NOISE
 from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
 from risingbandits.reproduce.settings import FULL
 from risingbandits.reproduce.task_rows import beds_not_run, missing_beds
 from risingbandits.simulate_budget import cumulative_costs
 
 THRESHOLDS = (0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
-STEPS = (4, 16, 64)
+STEPS = (4, 16, 64, 256)
 
 
 def prefix_sums(rewards: np.ndarray) -> np.ndarray:
@@ -82,6 +84,7 @@ def main() -> None:
     draws = draw_list(parser, parser.parse_args().draws)
     changes: dict[tuple[str, int], list[list[float]]] = {}
     shrinks: dict[tuple[str, int], list[list[float]]] = {}
+    longer: dict[tuple[str, int], list[list[float]]] = {}
     for title, why in beds_not_run(deadline_beds(FULL, "dev")):
         print(f"not read: {title}: {why}")
     for draw in draws:
@@ -114,8 +117,13 @@ def main() -> None:
                         kept = value[shrunk(prefix, pulls, share, sigma)]
                         row = [switch - kept if sigma > tau else 0.0 for tau in THRESHOLDS]
                         shrinks.setdefault((bed.name, steps), []).append(row)
+                        policy = kept if sigma > SHRINK_NOISE else short
+                        half = value[shrunk(prefix, pulls, 0.5, sigma)]
+                        row = [policy - half if sigma > tau else 0.0 for tau in THRESHOLDS]
+                        longer.setdefault((bed.name, steps), []).append(row)
     show(changes, "longer mean above the threshold - best mean of the last quarter")
     show(shrinks, f"shrunk above the threshold - the longer mean above {DEPLOY_NOISE}")
+    show(longer, "the longer mean shrunk above the threshold - the policy")
 
 
 def show(changes: dict[tuple[str, int], list[list[float]]], title: str) -> None:
