@@ -25,6 +25,7 @@ from risingbandits.policies.machinery.transplant import transplant
 from risingbandits.policies.rising.hace import (
     DEPLOY_NOISE,
     LANES,
+    LEAST_SHARE,
     LEFT,
     ROUND,
     SHRINK_NOISE,
@@ -33,6 +34,7 @@ from risingbandits.policies.rising.hace import (
     commit_from,
     committed,
     end_cost_rounds,
+    enough_for_index,
     hace_schedule,
     round_goal,
     warmup_w_min,
@@ -118,6 +120,33 @@ def test_under_a_budget_in_cost_a_round_keeps_at_least_as_many_survivors_as_lane
     assert state.active.sum() == kept
     assert state.active.tolist() == [v >= sorted(state.values)[-kept] for v in state.values]
     assert (state.budget[ROUND] == state.full.shape[0]) == (lanes >= kept)  # the rounds ended
+
+
+@pytest.mark.parametrize(
+    ("left", "enough"),
+    [
+        ([48.0] * 4, True),  # equal costs: every survivor index_from pulls, as in pulls
+        ([47.0] * 4, False),
+        ([80.0, 60.0, 28.0, 24.0], True),  # 48 on average, the dearest half of it
+        ([90.0, 60.0, 30.0, 23.0], False),  # one below half of index_from
+        ([60.0, 50.0, 40.0, 30.0], False),  # each over half, 45 on average
+        ([200.0, 100.0, 0.2, 24.0], True),  # a survivor whose next pull no longer fits
+    ],
+)
+def test_under_a_budget_in_cost_the_index_takes_over_by_the_mean_share(
+    left: list[float], enough: bool
+) -> None:
+    """The index takes over once the survivors can make index_from = 48 pulls of their share
+    at their own costs on average, none fewer than LEAST_SHARE of it: one dear candidate no
+    longer keeps a run in rounds that judge it on a few pulls of equal cost."""
+    state = make_policy("hace-ucb").init_state(4, 4 * 64)
+    state.budget[UNIT] = 1.0
+    state.budget[LANES] = 1.0
+    state.plan[LEFT] = [4 * x for x in left]  # one lane, four survivors: a quarter each
+    assert LEAST_SHARE * state.index_from == 24.0
+    assert enough_for_index(state) == enough
+    state.budget[LANES] = 4.0  # as many lanes as survivors: halving frees no worker
+    assert enough_for_index(state)
 
 
 @pytest.mark.parametrize(
