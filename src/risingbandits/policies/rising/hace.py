@@ -64,9 +64,12 @@ at its own cost, the cost spent on each, the lanes that spend the budget at once
   worker at a time, so every moment the best waits for the round to end is training it never
   gets back (ASHA promotes a candidate as soon as it ranks; ``docs/deadlines-tuning.md``, "The
   leader does not wait for the round");
-* they run while halving frees a worker (fewer lanes than survivors) and some survivor could
-  not make ``index_from`` pulls of its share (its pulls left x lanes / survivors), decided
-  before each round (:func:`enough_for_index`); a round keeps at least as many survivors as
+* they run while halving frees a worker (fewer lanes than survivors) and the survivors could
+  not make ``index_from`` pulls of their share (pulls left x lanes / survivors) on average, each
+  at least :data:`LEAST_SHARE` of it, decided before each round (:func:`enough_for_index`; when
+  every survivor had to reach ``index_from``, one dear candidate kept a run in rounds that judge
+  it on a few pulls of equal cost: ``docs/deadlines-tuning.md``, "The index does not wait for
+  the dearest candidate"); a round keeps at least as many survivors as
   lanes (a worker freed below the lanes trains no survivor faster, a candidate training on
   one worker at a time: eliminating there only removes a candidate; K = 5 with four workers
   keeps 4, not 3, ``docs/deadlines-tuning.md``);
