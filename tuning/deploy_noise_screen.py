@@ -37,7 +37,7 @@ from risingbandits.policies.machinery.noise_level import (
     noise_observe,
     noise_sigma_residuals,
 )
-from risingbandits.policies.machinery.windows import floor_fraction
+from risingbandits.policies.machinery.windows import fraction_window
 from risingbandits.policies.rising.hace import DEPLOY_NOISE, SHRINK_NOISE
 from risingbandits.reproduce.deadlines import deadline_beds, deadline_for
 from risingbandits.reproduce.settings import FULL
@@ -62,7 +62,7 @@ def recent(prefix: np.ndarray, pulls: np.ndarray, share: float) -> np.ndarray:
 def shrunk(prefix: np.ndarray, pulls: np.ndarray, share: float, sigma: float) -> int:
     """The candidate :func:`shrunk_best` deploys by the mean of the last ``share`` of the
     rewards (each averaging max(1, floor(share x n)) of them)."""
-    averaged = np.array([max(1, floor_fraction(int(n), share)) for n in pulls], float)
+    averaged = np.array([fraction_window(int(n), share) for n in pulls], float)
     mask = np.ones(len(pulls), np.bool_)
     return int(shrunk_best(recent(prefix, pulls, share), averaged, mask, sigma))
 
@@ -110,20 +110,28 @@ def main() -> None:
                         short = value[recent(prefix, pulls, 0.25).argmax()]
                         long = value[recent(prefix, pulls, 0.5).argmax()]
                         sigma = noise(prefix, pulls)
-                        row = [short - long if sigma > tau else 0.0 for tau in THRESHOLDS]
-                        changes.setdefault((bed.name, steps), []).append(row)
+                        key = (bed.name, steps)
+                        record(changes, key, short - long, sigma)
                         share = 0.5 if sigma > DEPLOY_NOISE else 0.25
                         switch = long if sigma > DEPLOY_NOISE else short
                         kept = value[shrunk(prefix, pulls, share, sigma)]
-                        row = [switch - kept if sigma > tau else 0.0 for tau in THRESHOLDS]
-                        shrinks.setdefault((bed.name, steps), []).append(row)
+                        record(shrinks, key, switch - kept, sigma)
                         policy = kept if sigma > SHRINK_NOISE else short
                         half = value[shrunk(prefix, pulls, 0.5, sigma)]
-                        row = [policy - half if sigma > tau else 0.0 for tau in THRESHOLDS]
-                        longer.setdefault((bed.name, steps), []).append(row)
+                        record(longer, key, policy - half, sigma)
     show(changes, "longer mean above the threshold - best mean of the last quarter")
     show(shrinks, f"shrunk above the threshold - the longer mean above {DEPLOY_NOISE}")
     show(longer, "the longer mean shrunk above the threshold - the policy")
+
+
+def record(
+    table: dict[tuple[str, int], list[list[float]]],
+    key: tuple[str, int],
+    change: float,
+    sigma: float,
+) -> None:
+    """One run's row: the paired change where the noise estimate exceeds each threshold."""
+    table.setdefault(key, []).append([change if sigma > tau else 0.0 for tau in THRESHOLDS])
 
 
 def show(changes: dict[tuple[str, int], list[list[float]]], title: str) -> None:

@@ -131,7 +131,7 @@ from risingbandits.policies.machinery.noise_level import (
 )
 from risingbandits.policies.machinery.rng import rng_next
 from risingbandits.policies.machinery.transplant import ArmPlan, register_transplant
-from risingbandits.policies.machinery.windows import ArmHistory, floor_fraction
+from risingbandits.policies.machinery.windows import ArmHistory, fraction_window
 from risingbandits.policies.rising.ace import (
     LEVEL,
     AceState,
@@ -358,7 +358,7 @@ def leader_clear(state: HaceState) -> bool:
                 first, second = v, first
             elif v > second:
                 second = v
-    q = max(1, floor_fraction(n, state.halving_window))
+    q = fraction_window(n, state.halving_window)
     spread = noise_sigma_upper(state.noise) * (2.0 / q) ** 0.5
     return first - second > state.clear_by * spread
 
@@ -397,7 +397,7 @@ def deploy_shrunk(state: HaceState, counts: np.ndarray, sigma: float) -> int:
             averaged[i] = level_window(counts[i], state.eps, state.w_min)
         else:
             values[i] = state.values[i]
-            averaged[i] = max(1, floor_fraction(counts[i], state.halving_window))
+            averaged[i] = fraction_window(counts[i], state.halving_window)
     return max(shrunk_best(values, averaged, mask, sigma), 0)
 
 
