@@ -89,3 +89,43 @@ def test_the_deploy_screen_reads_the_statistics_and_the_noise_as_the_policy_does
     flat = script.prefix_sums(np.repeat([[0.5], [0.52], [0.3]], 8, axis=1))
     assert script.shrunk(flat, np.array([8, 1, 8]), 0.5, 0.0) == 1
     assert script.shrunk(flat, np.array([8, 1, 8]), 0.5, 0.1) == 0
+
+
+def deadlines_chance(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(REPO / "tuning"))
+    return load_script("tuning/deadlines_chance.py", "deadlines_chance")
+
+
+def test_the_chance_script_applies_the_reports_test_to_each_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``tuning/deadlines_chance.py``: a cell is lost on a set where the default is not lowest and
+    another method's paired interval lies below 0 (as the report judges); the null world flips
+    the sign of each paired difference and keeps its size; a set draws tasks, one unit of each;
+    a unit's task is its instance without the draw."""
+    script = deadlines_chance(monkeypatch)
+    noise = np.linspace(-0.001, 0.001, 10)
+    gaps = np.zeros((10, 3, 2))  # units, cells, methods (the default first)
+    gaps[:, :, 0] = 0.05
+    gaps[:, 0, 1] = 0.04 + noise  # lower on every unit: lost
+    gaps[:, 1, 1] = 0.06 + noise  # higher: kept
+    gaps[:, 2, 1] = 0.05 + np.where(np.arange(10) < 5, -0.02, 0.019)  # lower, not significantly
+    assert script.lost_cells(gaps[None]).tolist() == [[True, False, False]]
+    two = script.lost_cells(gaps[np.array([np.arange(10), np.arange(5).repeat(2)])])
+    assert two[1].tolist() == [True, False, True]  # the second set holds the units lower by 0.02
+
+    flipped = script.exchanged(np.repeat(gaps[None], 400, axis=0), np.random.default_rng(0))
+    assert np.array_equal(flipped[..., 0], np.repeat(gaps[None, ..., 0], 400, axis=0))
+    size = np.abs(flipped[..., 1] - flipped[..., 0])
+    assert np.allclose(size, np.abs(gaps[..., 1] - gaps[..., 0])[None])
+    assert abs(np.mean(flipped[..., 1] < flipped[..., 0]) - 0.5) < 0.02
+
+    task_of = np.array([2, 0, 1, 0, 1, 1])
+    chosen = script.unit_sets(task_of, np.random.default_rng(0), 4000, 3)
+    assert chosen.shape == (4000, 3) and chosen.min() >= 0 and chosen.max() <= 5
+    share = np.bincount(task_of[chosen].ravel()) / chosen.size
+    assert np.allclose(share, 1 / 3, atol=0.02)  # tasks alike, whatever their units
+    assert np.allclose(np.bincount(chosen.ravel())[[2, 4, 5]] / chosen.size, 1 / 9, atol=0.015)
+    assert (
+        script.task_name("lcdb-v1/9/14@draw9") == script.task_name("lcdb-v1/0/14") == ("lcdb-v1/14")
+    )
