@@ -123,7 +123,7 @@ def main() -> None:
     kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
     test_sizes = {bed.name: bed.count for bed in deadline_beds(FULL, "test")}
     rng = np.random.default_rng(args.seed)
-    lost = {world: [] for world in WORLDS}
+    lost: dict[str, list[np.ndarray]] = {world: [] for world in WORLDS}
     names = []
     for bed in test_sizes:
         tasks = [t for t in kept if t["bed"] and t["bed"][0] == bed]
