@@ -121,11 +121,15 @@ def test_the_chance_script_applies_the_reports_test_to_each_set(
     assert abs(np.mean(flipped[..., 1] < flipped[..., 0]) - 0.5) < 0.02
 
     task_of = np.array([2, 0, 1, 0, 1, 1])
-    chosen = script.unit_sets(task_of, np.random.default_rng(0), 4000, 3)
+    chosen = script.unit_sets(task_of, np.random.default_rng(0), 4000, 3)[:, 0]
     assert chosen.shape == (4000, 3) and chosen.min() >= 0 and chosen.max() <= 5
     share = np.bincount(task_of[chosen].ravel()) / chosen.size
     assert np.allclose(share, 1 / 3, atol=0.02)  # tasks alike, whatever their units
     assert np.allclose(np.bincount(chosen.ravel())[[2, 4, 5]] / chosen.size, 1 / 9, atol=0.015)
-    assert (
-        script.task_name("lcdb-v1/9/14@draw9") == script.task_name("lcdb-v1/0/14") == ("lcdb-v1/14")
-    )
+    two_each = np.array([1, 0, 1, 0, 1])  # two units of task 0, three of task 1
+    both = script.unit_sets(two_each, np.random.default_rng(1), 500, 4, together=2)
+    assert both.shape == (500, 2, 4) and both.max() <= 4
+    assert np.array_equal(two_each[both[:, 0]], two_each[both[:, 1]])  # the same tasks
+    assert np.all(both[:, 0] != both[:, 1])  # each with its candidates of another draw
+    assert script.task_name("lcdb-v1/9/14@draw9") == "lcdb-v1/14"
+    assert script.task_name("lcdb-v1/0/14") == "lcdb-v1/14"

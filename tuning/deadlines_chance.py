@@ -11,15 +11,17 @@ other method's paired 95% interval lies below 0
 (:meth:`~risingbandits.reproduce.sections.deadlines.DeadlineRows.goal_met`). This draws many
 such sets from the development rows ``tuning/deadlines_dev.py`` kept (each set: as many tasks
 as the test split has, drawn with replacement from the dev tasks, each with the candidates of
-one of the pooled draws) and applies the same test to each, in two worlds:
+one of the pooled draws; ``--together`` sets share their tasks with distinct draws, as the
+report's three sets do) and applies the same test to each, in two worlds:
 
 - *as measured*: every (instance, method) gap as the dev rows have it;
 - *as good*: each unit's paired difference of each method with the default given a random sign
   (the randomization null): every method exactly as good as the default, on average, in every
   cell, with the differences the dev rows show in size.
 
-Prints, per world, the share of sets in which the goal holds in every cell, the cells lost per
-set, and the cells lost most often. The test's own chance: what a reading of 29 of 30 cells
+Prints, per world, the share of sets in which the goal holds in every cell, and of reports
+(``--together`` sets) in which it holds in every cell of every set, the cells lost per set, and
+the cells lost most often. The test's own chance: what a reading of 29 of 30 cells
 says about a policy.
 """
 
@@ -86,15 +88,25 @@ def exchanged(gaps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     )
 
 
-def unit_sets(task_of: np.ndarray, rng: np.random.Generator, sets: int, size: int) -> np.ndarray:
-    """``sets`` x ``size`` unit indices: tasks drawn with replacement, each with one of its units
-    (its candidates of one draw), as a test set holds other tasks, each with one draw."""
+def unit_sets(
+    task_of: np.ndarray, rng: np.random.Generator, sets: int, size: int, together: int = 1
+) -> np.ndarray:
+    """``sets`` x ``together`` x ``size`` unit indices: ``size`` tasks drawn with replacement,
+    each with ``together`` distinct units (its candidates of distinct draws), one per set: as
+    the report's sets hold the same test tasks with the candidates of other draws."""
     order = np.argsort(task_of, kind="stable")
     count = np.bincount(task_of)
     start = np.concatenate(([0], np.cumsum(count)[:-1]))
     tasks = rng.integers(len(count), size=(sets, size))
-    within = (rng.random((sets, size)) * count[tasks]).astype(int)
-    return order[start[tasks] + within]
+    keys = rng.random((sets, size, count.max()))
+    keys[np.arange(count.max()) >= count[tasks][..., None]] = np.inf  # not a unit of the task
+    within = np.argsort(keys, axis=-1)[..., :together]
+    return order[start[tasks][..., None] + within].transpose(0, 2, 1)
+
+
+def judged(world: str, gaps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The sets' gaps as ``world`` has them: as measured, or with the differences' signs drawn."""
+    return gaps if world == WORLDS[0] else exchanged(gaps, rng)
 
 
 def lost_cells(g: np.ndarray) -> np.ndarray:
@@ -114,10 +126,14 @@ def main() -> None:
     parser.add_argument("--draws", default="0", help="the draws deadlines_dev.py read: 0-31")
     parser.add_argument("--out", default="tuning-out")
     parser.add_argument("--sets", type=int, default=2000, help="test sets drawn per world")
+    parser.add_argument(
+        "--together", type=int, default=3, help="sets on the same tasks (the report shows 3)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.sets < 1:
-        parser.error(f"--sets {args.sets}: must be at least 1")
+    for name in ("sets", "together"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} {getattr(args, name)}: must be at least 1")
     draws = draw_list(parser, args.draws)
     out = Path(args.out) / "deadlines-dev"
     kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
@@ -130,25 +146,35 @@ def main() -> None:
         if not tasks:
             parser.error(f"--out {args.out}: no {bed} dev rows of draws {args.draws} kept there")
         rows = BedGaps(DeadlineRows(tasks))
-        chosen = unit_sets(rows.task_of, rng, args.sets, test_sizes[bed])
+        fewest = int(np.bincount(rows.task_of).min())
+        if args.together > fewest:
+            parser.error(f"--together {args.together}: a {bed} task has {fewest} draws kept")
+        chosen = unit_sets(rows.task_of, rng, args.sets, test_sizes[bed], args.together)
         print(
             f"{bed}: {len(rows.gaps)} dev units of {len(rows.task_names)} tasks; sets of "
             f"{test_sizes[bed]} instances"
         )
-        lost["as measured"].append(lost_cells(rows.gaps[chosen]))
-        lost["as good"].append(lost_cells(exchanged(rows.gaps[chosen], rng)))
+        for world in WORLDS:
+            lost[world].append(
+                np.stack(
+                    [lost_cells(judged(world, rows.gaps[c], rng)) for c in chosen.swapaxes(0, 1)], 1
+                )
+            )
         names += [f"{bed} W={w} m={m or 'full'}" for w, m in rows.cells]
     for world in WORLDS:
-        cells = np.concatenate(lost[world], axis=1)
-        per_set = cells.sum(axis=1)
+        cells = np.concatenate(lost[world], axis=2)  # reports, sets, cells
+        per_set = cells.sum(axis=2).ravel()
         spread = Counter(int(k) for k in per_set)
         print(
-            f"\n{world}: goal in every cell on {np.mean(per_set == 0):.1%} of {args.sets} sets; "
-            f"cells lost per set: mean {per_set.mean():.2f}, "
-            + ", ".join(f"{k}: {spread[k] / args.sets:.1%}" for k in sorted(spread))
+            f"\n{world}: goal in every cell on {np.mean(per_set == 0):.1%} of "
+            f"{per_set.size} sets, on all {args.together} sets of a report on "
+            f"{np.mean(~cells.any(axis=(1, 2))):.1%} of {args.sets}; cells lost per set: mean "
+            f"{per_set.mean():.2f}, "
+            + ", ".join(f"{k}: {spread[k] / per_set.size:.1%}" for k in sorted(spread))
         )
-        for i in np.argsort(-cells.mean(axis=0))[:6]:
-            print(f"  {names[i]:24s} lost on {cells[:, i].mean():.1%} of sets")
+        share = cells.mean(axis=(0, 1))
+        for i in np.argsort(-share)[:6]:
+            print(f"  {names[i]:24s} lost on {share[i]:.1%} of sets")
 
 
 if __name__ == "__main__":
