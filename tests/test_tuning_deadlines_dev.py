@@ -133,3 +133,41 @@ def test_the_chance_script_applies_the_reports_test_to_each_set(
     assert np.all(both[:, 0] != both[:, 1])  # each with its candidates of another draw
     assert script.task_name("lcdb-v1/9/14@draw9") == "lcdb-v1/14"
     assert script.task_name("lcdb-v1/0/14") == "lcdb-v1/14"
+
+
+def test_the_chance_scripts_test_is_the_reports_on_kept_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On task rows as ``reproduce deadlines`` keeps them (instances with several runs each),
+    the cells the chance script finds lost on the whole set are those the report's
+    ``DeadlineRows.goal_met`` fails, and its gaps are each instance's mean over its runs."""
+    from risingbandits.reproduce.deadlines import COLUMNS, methods
+    from risingbandits.reproduce.sections.deadlines import DeadlineRows
+
+    script = deadlines_chance(monkeypatch)
+    labels = [label for label, _, _ in methods()]
+    rng = np.random.default_rng(5)
+    cells = [(1, 4), (1, 16), (4, 4), (4, 64), (16, 0)]
+    lower = {(1, 4): 0.01, (1, 16): 0.0, (4, 4): 0.002, (4, 64): -0.01, (16, 0): 0.0005}
+    tasks = []
+    for k in range(12):
+        rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+        for workers, steps in cells:
+            for j, label in enumerate(labels):
+                for seed in range(3):
+                    gap = 0.03 + 0.01 * rng.standard_normal()
+                    if j == 1:  # one other method lower (or higher) by the cell's amount
+                        gap -= lower[(workers, steps)]
+                    values = ("lcdb", f"lcdb-v1/0/{k}", seed, workers, steps, label, gap)
+                    for key, value in zip(COLUMNS, (*values, 0.0, 0.0, 1.0, 0.0), strict=True):
+                        rows[key].append(value)
+        tasks.append(rows)
+    report = DeadlineRows(tasks)
+    bed = script.BedGaps(report)
+    assert bed.gaps.shape == (12, len(cells), len(labels))
+    assert bed.task_names.tolist() == sorted({f"lcdb-v1/{k}" for k in range(12)})
+    expected = [not report.goal_met(cell) for cell in bed.cells]
+    assert script.lost_cells(bed.gaps[None]).tolist() == [expected]
+    assert any(expected) and not all(expected)
+    first = np.asarray(tasks[0]["final_gap"][:3])  # instance 0, cell (1, 4), the default
+    assert bed.gaps[bed.task_names.tolist().index("lcdb-v1/0"), 0, 0] == pytest.approx(first.mean())

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from deadlines_dev import draw_list, pooled
 
-from risingbandits.analysis.stats import t_quantile
+from risingbandits.analysis.stats import cluster_means, t_quantile
 from risingbandits.modelselect.selector import DEFAULT_POLICY
 from risingbandits.reproduce.deadlines import deadline_beds, load_deadlines
 from risingbandits.reproduce.sections.deadlines import DeadlineRows
@@ -56,14 +56,12 @@ class BedGaps:
             per_method = []
             for method in self.methods:
                 a = rows.values[(*cell, method)]
-                keys, inverse = np.unique(a["instance"], return_inverse=True)
+                keys, means = cluster_means(a["final_gap"], a["instance"])
                 if units is None:
                     units = keys
                 if not np.array_equal(keys, units):
                     raise SystemExit(f"deadlines_chance: cell {cell}, {method}: other instances")
-                per_method.append(
-                    np.bincount(inverse, weights=a["final_gap"]) / np.bincount(inverse)
-                )
+                per_method.append(means)
             per_cell.append(per_method)
         self.gaps = np.asarray(per_cell).transpose(2, 0, 1)
         assert units is not None

@@ -63,12 +63,18 @@ def clustered_mean_ci(values: np.ndarray, clusters: np.ndarray, level: float = 0
     units (on live-v1, which has no reward noise, a policy's runs of one instance are often the
     same run), and an interval over runs counts one instance's difference as many times as it
     has runs. With equal runs per instance the mean is the mean over runs."""
-    x = sample(values, "clustered_mean_ci")
+    return mean_ci(cluster_means(sample(values, "clustered_mean_ci"), clusters)[1], level)
+
+
+def cluster_means(values: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct cluster labels and each one's mean of ``values`` (one label per
+    value, as many as values)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
     keys = np.asarray(clusters).ravel()
     if keys.shape != x.shape:
-        raise ValueError(f"clustered_mean_ci: {x.size} values but {keys.size} cluster labels")
-    _, cluster = np.unique(keys, return_inverse=True)
-    return mean_ci(np.bincount(cluster, weights=x) / np.bincount(cluster), level)
+        raise ValueError(f"cluster_means: {x.size} values but {keys.size} cluster labels")
+    labels, cluster = np.unique(keys, return_inverse=True)
+    return labels, np.bincount(cluster, weights=x) / np.bincount(cluster)
 
 
 def instance_mean_ci(values: np.ndarray, instances: np.ndarray, level: float = 0.95) -> MeanCI:
