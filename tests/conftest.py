@@ -6,8 +6,9 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,66 @@ def reproduction_quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-# -- Ray Tune's logs (test_integrations_ray*.py) --
+# -- a local Ray instance and Ray Tune's logs (test_integrations_ray*.py) --
+
+
+class LocalRay:
+    """A local Ray instance of ``cpus`` CPUs for a test module, started again before a test
+    when the ones before it left a CPU held: Ray 2.60 can keep the CPU of a placement group
+    removed right after it was requested, and Tune's actor reuse does that
+    (``examples/ray_placement_group_leak.py``); a trial needing every CPU then waited until
+    Tune's time limit. ``wait``: how long the CPUs of actors still stopping may take to come
+    back before the instance counts as leaking."""
+
+    def __init__(self, cpus: int = 2, wait: float = 10.0) -> None:
+        self.cpus = cpus
+        self.wait = wait
+        self.restarts = 0
+        self._scope: ExitStack | None = None
+
+    def ready(self) -> None:
+        """Every CPU free: the running instance, or a new one."""
+        if self._scope is not None and not self._all_free():
+            self.close()
+            self.restarts += 1
+        if self._scope is None:
+            from risingbandits.integrations.ray_tune import local_ray
+
+            scope = ExitStack()
+            scope.enter_context(local_ray(num_cpus=self.cpus))
+            self._scope = scope
+
+    def close(self) -> None:
+        if self._scope is not None:
+            scope, self._scope = self._scope, None
+            scope.close()
+
+    def _all_free(self) -> bool:
+        import ray
+
+        deadline = time.monotonic() + self.wait
+        while ray.available_resources().get("CPU", 0) < self.cpus:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[LocalRay]:
+    """The test module's local Ray instance (2 CPUs), shut down after its last test."""
+    instance = LocalRay()
+    try:
+        yield instance
+    finally:
+        instance.close()
+
+
+@pytest.fixture
+def cluster(ray_instance: LocalRay) -> LocalRay:
+    """The module's Ray instance with every CPU free when the test starts."""
+    ray_instance.ready()
+    return ray_instance
 
 
 class Collect(logging.Handler):

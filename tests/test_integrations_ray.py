@@ -1,5 +1,6 @@
-"""The Ray Tune scheduler on a real local Ray instance (2 CPUs), and Ray's processes ending
-with the driver, also when it is killed."""
+"""The Ray Tune scheduler on a real local Ray instance (2 CPUs, started again when a test
+left a CPU held: ``conftest.LocalRay``), and Ray's processes ending with the driver, also when
+it is killed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,10 +19,11 @@ import numpy as np
 import pyarrow.fs
 import pytest
 
-from conftest import load_script
+from conftest import LocalRay, load_script
 
 pytest.importorskip("ray.tune")
 
+import ray
 from ray import cloudpickle, tune
 from ray.train._internal import storage as ray_storage
 from ray.tune.experiment import Trial
@@ -30,7 +31,7 @@ from ray.tune.search import BasicVariantGenerator
 
 from process_checks import Process, all_gone, descendants, kill_left, running
 from risingbandits.integrations import ray_tune
-from risingbandits.integrations.ray_tune import RisingBanditScheduler, _store_logs, local_ray
+from risingbandits.integrations.ray_tune import RisingBanditScheduler, _store_logs
 from risingbandits.modelselect import DEFAULT_POLICY
 from tune_fake import fake_trial
 
@@ -75,12 +76,6 @@ def rising(config: dict) -> None:
                 {"score": config["cap"] * n / (n + 1), "n": n},
                 checkpoint=tune.Checkpoint.from_directory(folder),
             )
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[None]:
-    with local_ray(num_cpus=2):
-        yield
 
 
 def logged_iterations(result: tune.Result) -> tuple[list[int], list[int]]:
@@ -129,8 +124,28 @@ def fit(
     return tuner.fit()
 
 
+def test_the_instance_is_started_again_when_a_cpu_stays_held(
+    cluster: LocalRay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray 2.60 kept a CPU after some Tune runs with reuse_actors=True (1 of 4 runs of this file
+    # under load, 2026-11-30), and the trials needing both CPUs waited for Tune's time limit;
+    # here a task holds the CPU instead
+    ray.remote(num_cpus=1)(lambda: time.sleep(600)).remote()
+    deadline = time.monotonic() + 30
+    while ray.available_resources().get("CPU", 0) > 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    monkeypatch.setattr(cluster, "wait", 1.0)
+    restarts = cluster.restarts
+    cluster.ready()
+    assert cluster.restarts == restarts + 1
+    assert ray.available_resources().get("CPU", 0) == 2
+    cluster.ready()  # every CPU free: the same instance
+    assert cluster.restarts == restarts + 1
+
+
 def test_the_policy_spends_the_budget_over_paused_trials(
-    cluster: None, tmp_path: Path, tune_log_warnings: list[str]
+    cluster: LocalRay, tmp_path: Path, tune_log_warnings: list[str]
 ) -> None:
     scheduler = RisingBanditScheduler(budget=10, seed=0)
     results = fit(scheduler, tmp_path)
@@ -188,7 +203,9 @@ def test_logs_are_stored_after_the_sync_in_flight_lands(
     assert (stored / "result.json").read_text() == (driver / "result.json").read_text()
 
 
-def test_a_time_budget_is_the_trials_training_time_summed(cluster: None, tmp_path: Path) -> None:
+def test_a_time_budget_is_the_trials_training_time_summed(
+    cluster: LocalRay, tmp_path: Path
+) -> None:
     scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
     results = fit(scheduler, tmp_path, seconds=0.1)
     summary = scheduler.summary()
@@ -205,7 +222,7 @@ def test_a_time_budget_is_the_trials_training_time_summed(cluster: None, tmp_pat
 
 
 def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
-    cluster: None, tmp_path: Path
+    cluster: LocalRay, tmp_path: Path
 ) -> None:
     # the 0.9 trial sleeps 0.2 s in its third iteration, then raises: Tune reports no time for
     # it, the scheduler charges the wall time from when the iteration could start to the error.
@@ -225,14 +242,50 @@ def test_a_failed_iteration_costs_its_wall_time_under_a_time_budget(
     assert 0.2 <= summary["spent"] - recorded < 10.0
 
 
-def test_one_trial_at_a_time_is_refused_saying_why(cluster: None, tmp_path: Path) -> None:
+def test_trials_not_started_when_the_budget_is_spent_never_start(
+    cluster: LocalRay, tmp_path: Path, tune_errors: list[str]
+) -> None:
+    # one trial at a time, its first iteration longer than the budget: the two others were
+    # still PENDING, and each was started for an iteration the budget no longer had (any
+    # number of them, each an iteration long, in a run with many trials)
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, cpus=2, seconds=2.0)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    assert summary["steps"] == 1 and summary["in_flight"] == [] and summary["spent"] >= 2.0
+    assert sorted(bool(r.metrics.get("n")) for r in results) == [False, False, True]
+    assert all(r.error is None for r in results)
+    assert not [m for m in tune_errors if "Error stopping trial" in m]
+
+
+def test_a_failure_that_spends_the_budget_stops_the_paused_trials(
+    cluster: LocalRay, tmp_path: Path, tune_errors: list[str]
+) -> None:
+    # one trial at a time: the others are paused when the 0.9 trial's failing iteration, longer
+    # than the whole budget, is charged. Its error spent the budget, so they never train again;
+    # they waited paused until Tune's own time_budget_s (TIMEOUT) ended the run.
+    scheduler = RisingBanditScheduler(time_budget_s=1.0, seed=0)
+    start = time.monotonic()
+    results = fit(scheduler, tmp_path, cpus=2, seconds=0.05, fail=[0.9], fail_seconds=1.5)
+    assert time.monotonic() - start < TIMEOUT / 2
+    summary = scheduler.summary()
+    failed = next(r.metrics["trial_id"] for r in results if r.config["cap"] == 0.9)
+    assert summary["errored"] == [failed] and summary["spent"] >= 1.5
+    assert [r.error is None for r in results] == [r.metrics["trial_id"] != failed for r in results]
+    # stopping a paused trial comes back to the scheduler (on_trial_remove): it stopped the
+    # paused trials again, recursing until Python's limit, and Tune logged the RecursionError
+    assert not [m for m in tune_errors if "Error stopping trial" in m]
+
+
+def test_one_trial_at_a_time_is_refused_saying_why(cluster: LocalRay, tmp_path: Path) -> None:
     # ModelSelector refused the one candidate with a message naming its trial id only
     with pytest.raises(Exception, match="needs two or more trials at the first result, got 1"):
         results = fit(RisingBanditScheduler(budget=4, seed=0), tmp_path, alive=1, samples=2)
         raise RuntimeError(str([r.error for r in results]))
 
 
-def test_when_every_trial_errored_none_is_recommended(cluster: None, tmp_path: Path) -> None:
+def test_when_every_trial_errored_none_is_recommended(cluster: LocalRay, tmp_path: Path) -> None:
     # the last two errored trials stay active (ModelSelector's floor); the summary recommended
     # one of them, a model that failed
     scheduler = RisingBanditScheduler(budget=12, seed=0)
@@ -246,7 +299,7 @@ def test_when_every_trial_errored_none_is_recommended(cluster: None, tmp_path: P
 
 
 def test_a_retried_trial_stays_the_same_candidate(
-    cluster: None, tmp_path: Path, tune_errors: list[str]
+    cluster: LocalRay, tmp_path: Path, tune_errors: list[str]
 ) -> None:
     # the 0.9 trial fails its third iteration once; Tune retries it from its checkpoint and
     # calls on_trial_add again for it (the scheduler added a duplicate candidate: TuneError)
@@ -352,7 +405,9 @@ def test_the_paused_trials_stop_when_a_failed_last_step_spent_the_time_budget(
     assert scheduler.summary()["spent"] >= 1.0 and selector.in_flight == ()
 
 
-def test_a_trial_retried_forever_still_spends_a_time_budget(cluster: None, tmp_path: Path) -> None:
+def test_a_trial_retried_forever_still_spends_a_time_budget(
+    cluster: LocalRay, tmp_path: Path
+) -> None:
     # the 0.9 trial fails its third iteration on every attempt (max_failures=-1): each attempt
     # is charged its wall time, and the retry is stopped once the budget is spent (Tune
     # retried it until its own time_budget_s, TIMEOUT). A failed attempt takes 0.5 s, so a few
@@ -383,7 +438,7 @@ def forgetful(config: dict) -> None:
 
 
 def test_a_trial_that_resumes_without_its_checkpoint_is_refused(
-    cluster: None, tmp_path: Path
+    cluster: LocalRay, tmp_path: Path
 ) -> None:
     # successive halving pulls every trial twice, then two survivors three more times: a
     # paused trial resumes whatever order Ray runs them in
@@ -395,7 +450,7 @@ def test_a_trial_that_resumes_without_its_checkpoint_is_refused(
 
 @pytest.mark.parametrize("fail", [[0.9], [0.9, 0.4]], ids=["one", "two"])
 def test_an_errored_trial_is_retired_and_the_others_finish(
-    cluster: None, tmp_path: Path, fail: list[float]
+    cluster: LocalRay, tmp_path: Path, fail: list[float]
 ) -> None:
     # two: after the first failure two candidates are left, the floor of ModelSelector; the
     # second failed one stays in the selection but the last trial trains to the end alone. With
@@ -425,7 +480,7 @@ def test_an_errored_trial_is_retired_and_the_others_finish(
 
 
 def test_a_trial_that_completes_stays_a_candidate_to_deploy(
-    cluster: None, tmp_path: Path, tune_errors: list[str]
+    cluster: LocalRay, tmp_path: Path, tune_errors: list[str]
 ) -> None:
     """A trainable that returns is a finished model: it trains no more, the others use the
     budget, and it is still recommended when it is the best (it was retired, and could not be)."""
