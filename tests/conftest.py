@@ -7,6 +7,7 @@ import importlib.util
 import logging
 import os
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -143,10 +144,15 @@ class LocalRay:
         self._scope: ExitStack | None = None
 
     def ready(self) -> None:
-        """Every CPU free: the running instance, or a new one."""
+        """Every CPU free: the running instance, or a new one (with a warning, so that the test
+        log shows it)."""
         if self._scope is not None and not self._all_free():
             self.close()
             self.restarts += 1
+            warnings.warn(
+                f"a CPU stayed held {self.wait:g} s after the tests before: Ray started again",
+                stacklevel=2,
+            )
         if self._scope is None:
             from risingbandits.integrations.ray_tune import local_ray
 
