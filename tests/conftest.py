@@ -1,5 +1,5 @@
 """Shared fixtures: small random rising instances, the shared IMDB data location, the
-repository's scripts as modules, and Ray Tune's logged messages."""
+repository's scripts as modules, a local Ray instance, and Ray Tune's logged messages."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ class LocalRay:
             self.close()
             self.restarts += 1
             warnings.warn(
-                f"a CPU stayed held {self.wait:g} s after the tests before: Ray started again",
+                f"a CPU was still held {self.wait:g} s after the earlier tests: Ray started again",
                 stacklevel=2,
             )
         if self._scope is None:

@@ -137,7 +137,7 @@ def test_the_instance_is_started_again_when_a_cpu_stays_held(
         time.sleep(0.1)
     monkeypatch.setattr(cluster, "wait", 1.0)
     restarts = cluster.restarts
-    with pytest.warns(UserWarning, match="a CPU stayed held 1 s after the tests before"):
+    with pytest.warns(UserWarning, match="a CPU was still held 1 s after the earlier tests"):
         cluster.ready()
     assert cluster.restarts == restarts + 1
     assert ray.available_resources().get("CPU", 0) == 2
