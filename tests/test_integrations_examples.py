@@ -84,3 +84,17 @@ def test_shell_example_through_risingbandits_select(tmp_path: Path) -> None:
     data = run(args, tmp_path)
     check_summary(data, 5, 2)
     assert len(list(tmp_path.glob("*.pkl"))) == 2
+
+
+def test_the_shell_example_loads_no_pickle_from_a_folder_others_can_write(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    script = EXAMPLES / "select_partial_fit_step.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--state", str(shared)], capture_output=True, text=True
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith(f"--state={str(shared)!r} is not allowed: ")
+    assert "can be written by group or others" in done.stderr
+    assert not list(shared.iterdir())
