@@ -126,6 +126,8 @@ def synthetic_store(path: Path, n_rows: int) -> int:
             "horizon": hs,
             "seed": np.tile(task.seeds, len(task.horizons)),
             "regret": rng.gamma(2.0, 500.0, n) * hs / 50_000,
+            "final_gap": rng.uniform(0, 0.1, n),
+            "recommended": np.zeros(n, np.int32),
             "reward": rng.uniform(0, 1, n) * hs,
             "pulls": [[int(h) // 3, int(h) // 3, int(h) - 2 * (int(h) // 3)] for h in hs],
             "optimal_arm": np.zeros(n, np.int32),

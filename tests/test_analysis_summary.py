@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +13,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from scipy.stats import rankdata
+from typer.testing import CliRunner
 
 from risingbandits.analysis.bootstrap import bootstrap_ci
 from risingbandits.analysis.stats import mean_ci
 from risingbandits.analysis.summary import summarize
+from risingbandits.cli import app
 from risingbandits.experiments import Store, StoreError, make_plan, parse_spec
 from risingbandits.experiments.worker import ROW_SCHEMA
 from test_experiments_spec import TINY
@@ -158,9 +161,12 @@ def test_final_gap_means_ranks_and_win_rates(tmp_path: Path) -> None:
         summarize(tmp_path / "s", metric="reward")
 
 
-def test_results_written_before_the_final_gap_are_refused_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("which", [0, -1])
+def test_results_written_before_the_final_gap_are_refused_in_one_line(
+    tmp_path: Path, which: int
+) -> None:
     fake_store(tmp_path / "s", TINY)
-    part = Store(tmp_path / "s").part_files()[0]
+    part = Store(tmp_path / "s").part_files()[which]
     pq.write_table(pq.read_table(part).drop(["final_gap"]), part)
     with pytest.raises(ValueError, match=r"without the column 'final_gap'.*run the sweep again"):
         summarize(tmp_path / "s")
@@ -191,3 +197,26 @@ def test_a_store_without_parts_cannot_be_summarised(tmp_path: Path) -> None:
     Store(tmp_path).create(spec, make_plan(spec))
     with pytest.raises(StoreError, match="has no finished task yet"):
         summarize(tmp_path)
+
+
+def test_a_store_in_a_folder_named_like_a_glob_reads_only_its_own_parts(tmp_path: Path) -> None:
+    """DuckDB's ``read_parquet`` expanded ``* ? [ ]`` in the checked part paths: the store in
+    ``s[12]*?`` was summarised from the parts of ``s1-planted``, which no check had seen."""
+    store = tmp_path / "s[12]*?"
+    written = fake_store(store, TINY)
+    planted = tmp_path / "s1-planted"  # matched by the pattern s[12]*?
+    shutil.copytree(store, planted)
+    for part in Store(planted).part_files():
+        table = pq.read_table(part)
+        regret = pa.array([123_456.0] * table.num_rows)
+        pq.write_table(
+            table.set_column(table.schema.get_field_index("regret"), "regret", regret), part
+        )
+    means = {k: float(np.mean(v)) for k, v in written.items()}
+
+    s = summarize(store)
+    assert {(r.policy, r.horizon): r.ci.mean for r in s.regret} == pytest.approx(means)
+    result = CliRunner().invoke(app, ["sweep", "summary", str(store), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {(r["policy"], r["horizon"]): r["mean"] for r in data["regret"]} == pytest.approx(means)

@@ -62,17 +62,22 @@ def test_one_part_per_task_with_exactly_the_planned_cells(finished: Path) -> Non
 
 
 def test_verified_rows_are_every_part_read_once(finished: Path) -> None:
-    rows = Store(finished).verified_rows()
-    assert rows is not None
+    rows = [r for t in Store(finished).verified_rows() for r in t.to_pylist()]
     on_disk = [r for p in Store(finished).part_files() for r in pq.read_table(p).to_pylist()]
-    assert rows.to_pylist() == on_disk  # every row, in task order
+    assert rows == on_disk  # every row, in task order
 
 
-def test_verified_rows_of_a_store_without_parts_are_none(tmp_path: Path) -> None:
+def test_the_full_check_can_keep_only_the_named_columns(finished: Path) -> None:
+    report = Store(finished).inspect(full=True, keep_rows=["seed", "regret", "absent"])
+    assert report.rows.keys() == report.good.keys()
+    assert all(t.column_names == ["seed", "regret"] for t in report.rows.values())
+
+
+def test_verified_rows_of_a_store_without_parts_are_empty(tmp_path: Path) -> None:
     out = tmp_path / "empty"
     spec = parse_spec(TINY)
     Store(out).create(spec, make_plan(spec, TARGET))
-    assert Store(out).verified_rows() is None
+    assert Store(out).verified_rows() == []
 
 
 def test_another_spec_is_refused_and_nothing_is_written(finished: Path) -> None:

@@ -3,9 +3,7 @@ compared by, and per-group values."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -30,12 +28,9 @@ HorizonKeys = Sequence[tuple[str, int, int]]
 under ``key`` (a sweep with horizon percents: ``Spec.horizon_keys``)."""
 
 
-def analysis_select(
-    con: duckdb.DuckDBPyConnection, keys: HorizonKeys | None = None, source: str = "read_parquet(?)"
-) -> str:
-    """SQL of the analysis columns of ``source`` (default: the Parquet files given as the
-    query's one parameter; or a relation registered on ``con``); with ``keys`` each row's
-    ``horizon`` is replaced by its key (registered on ``con``)."""
+def analysis_select(con: duckdb.DuckDBPyConnection, source: str, keys: HorizonKeys | None) -> str:
+    """SQL of the analysis columns of ``source`` (a relation registered on ``con``); with
+    ``keys`` each row's ``horizon`` is replaced by its key (registered on ``con``)."""
     if keys is None:
         return f"SELECT {', '.join(ANALYSIS_COLUMNS)} FROM {source}"
     ids, horizons, values = zip(*keys, strict=True) if keys else ((), (), ())
@@ -57,24 +52,33 @@ def analysis_select(
 
 
 def connect(
-    parts: Sequence[str | Path], keys: HorizonKeys | None = None
+    parts: Sequence[pa.Table], keys: HorizonKeys | None = None
 ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with a table ``rows``: the columns the analysis needs,
-    read once from the given Parquet files (every later query runs in memory), horizons
-    replaced by ``keys`` when given."""
+    """An in-memory DuckDB connection with a table ``rows``: the columns the analysis needs of
+    the given part rows, horizons replaced by ``keys`` when given. The rows are those the
+    store's full check read (:meth:`~risingbandits.experiments.Store.verified_rows`): no file is
+    read again, so nothing can change between the check and the query, and no path reaches
+    DuckDB (``read_parquet`` expands ``* ? [ ]`` in paths: a store in ``res[12]`` read
+    ``res1``'s parts)."""
     if not parts:
-        raise ValueError("no result files to read")
+        raise ValueError("no result rows to read")
+    for table in parts:
+        missing = [c for c in ANALYSIS_COLUMNS if c not in table.column_names]
+        if missing:
+            raise ValueError(
+                f"result files without the column {missing[0]!r} were written by an earlier "
+                "version of risingbandits: run the sweep again into a new directory"
+            )
+    tables = [t.select(ANALYSIS_COLUMNS) for t in parts]
+    rows = pa.concat_tables(tables, promote_options="permissive")  # int beside float: float
     con = duckdb.connect()
     try:
-        con.execute(f"CREATE TABLE rows AS {analysis_select(con, keys)}", [[str(p) for p in parts]])
-    except duckdb.BinderException as exc:
+        con.register("parts", rows)
+        con.execute(f"CREATE TABLE rows AS {analysis_select(con, 'parts', keys)}")
+        con.unregister("parts")
+    except duckdb.Error:
         con.close()
-        found = re.search(r'column "([^"]+)" not found', str(exc))
-        column = found.group(1) if found else "?"
-        raise ValueError(
-            f"result files without the column {column!r} were written by an earlier version of "
-            "risingbandits: run the sweep again into a new directory"
-        ) from None
+        raise
     return con
 
 

@@ -8,9 +8,10 @@ win rates rank by one metric (``metric``: ``regret``, the default, or ``final_ga
 units (instance, seed) where every policy has a result. Policies marked
 ``reconstruction`` (TI-UCB, R-ed-AE) carry a ``*`` and a note in every output.
 
-Only parts that pass the store's check are read, each task once; a store holding a damaged,
-duplicate or foreign part file is refused with one line that says to resume it. An unfinished
-sweep is summarised as it stands, with a note naming each policy's missing cells.
+Only parts that pass the store's check are read, each task once: the rows analysed are those
+the check read. A store holding a damaged, duplicate or foreign part file is refused with one
+line that says to resume it. An unfinished sweep is summarised as it stands, with a note naming
+each policy's missing cells.
 """
 
 from __future__ import annotations
@@ -26,9 +27,17 @@ from typing import Any, Literal
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 from risingbandits.analysis.bootstrap import bootstrap_ci, check_resamples
-from risingbandits.analysis.queries import METRICS, check_metric, connect, grouped_values, in_list
+from risingbandits.analysis.queries import (
+    ANALYSIS_COLUMNS,
+    METRICS,
+    check_metric,
+    connect,
+    grouped_values,
+    in_list,
+)
 from risingbandits.analysis.ranks import RankRow, average_ranks
 from risingbandits.analysis.stats import MeanCI, ci_json, finite_or_none, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
@@ -252,8 +261,8 @@ def summarize(
     check_metric(metric)
     store = Store(path)
     spec = store.spec()
-    report = store.inspect(full=True)
-    parts = store.verified_parts(report)
+    report = store.inspect(full=True, keep_rows=ANALYSIS_COLUMNS)
+    parts = store.verified_rows(report)
     status = store.status(report)
     if not parts:
         raise StoreError(f"{store.path} has no finished task yet: run or resume the sweep first")
@@ -262,7 +271,7 @@ def summarize(
     labels = [p.label for p in spec.policies]
     try:
         con = connect(parts, spec.horizon_keys())
-    except duckdb.Error as exc:
+    except (duckdb.Error, pa.ArrowException) as exc:
         raise StoreError(
             f"{store.path}: a part cannot be read ({str(exc).splitlines()[0]}): run "
             f"`risingbandits sweep verify {store.path}`"

@@ -19,7 +19,7 @@ then trusts the row count, and the full check still compares every cell.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -147,10 +147,11 @@ def check_parts(
     spec_hash: str,
     *,
     full: bool = False,
-    keep_rows: bool = False,
+    keep_rows: bool | Collection[str] = False,
 ) -> PartsReport:
     """Check every file (see the module docstring for the two depths); ``keep_rows`` (with
-    ``full``) keeps the rows read, so a reader needs no second pass over the files."""
+    ``full``) keeps the rows read, every column or only the named ones (those a part has), so a
+    reader needs no second pass over the files and holds only the columns it uses."""
     good: dict[str, Path] = {}
     rows: dict[str, pa.Table] = {}
     problems: list[PartProblem] = []
@@ -162,5 +163,7 @@ def check_parts(
         task_id, table = result
         good[task_id] = path
         if keep_rows and table is not None:
+            if keep_rows is not True:
+                table = table.select([c for c in table.column_names if c in keep_rows])
             rows[task_id] = table
     return PartsReport(good, tuple(problems), rows)

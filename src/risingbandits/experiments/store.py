@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import UTC, datetime
@@ -351,10 +351,13 @@ class Store:
         return sorted(self.parts_dir.glob("*.parquet"))
 
     def inspect(
-        self, full: bool = False, plan: Plan | None = None, keep_rows: bool = False
+        self,
+        full: bool = False,
+        plan: Plan | None = None,
+        keep_rows: bool | Collection[str] = False,
     ) -> PartsReport:
         """Every part file checked against the plan (``full``: every row and page checksum;
-        ``keep_rows``: keep the rows read by the full check)."""
+        ``keep_rows``: keep the rows read by the full check, or only the named columns)."""
         tasks = {t.id: t for t in (self.plan() if plan is None else plan).tasks}
         return check_parts(
             self.part_files(), tasks, self.manifest().spec_hash, full=full, keep_rows=keep_rows
@@ -376,14 +379,15 @@ class Store:
             )
         return sorted(report.good.values())
 
-    def verified_rows(self) -> pa.Table | None:
-        """The rows of every finished task (parts in task order), each part read once with its
-        full check; None before the first part. Refused like :meth:`verified_parts`."""
-        report = self.inspect(full=True, keep_rows=True)
+    def verified_rows(self, report: PartsReport | None = None) -> list[pa.Table]:
+        """The rows of every finished task, one table per part in task order, as the full check
+        read them (``report``: one made with ``full=True`` and ``keep_rows``): readers query
+        these, never the files again. Empty before the first part; refused like
+        :meth:`verified_parts`."""
+        if report is None:
+            report = self.inspect(full=True, keep_rows=True)
         self.verified_parts(report)
-        if not report.rows:
-            return None
-        return pa.concat_tables([report.rows[k] for k in sorted(report.rows)])
+        return [report.rows[k] for k in sorted(report.rows)]
 
     def set_aside(self, problems: tuple[PartProblem, ...]) -> list[Path]:
         """Move the given files to ``parts/.damaged/`` (never overwriting, never deleting);

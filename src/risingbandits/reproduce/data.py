@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from risingbandits.analysis.queries import analysis_select, grouped_values
+from risingbandits.analysis.queries import ANALYSIS_COLUMNS, connect, grouped_values
 from risingbandits.analysis.ranks import complete_units, unit_ranks
 from risingbandits.analysis.stats import MeanCI, mean_ci
 from risingbandits.analysis.winrate import WinRates, win_rates
@@ -145,14 +145,13 @@ def store_labels(path: Path) -> tuple[tuple[str, ...], frozenset[str], frozenset
 def read_rows(store: Path) -> pa.Table:
     """The analysis columns of every finished part of ``store`` (read once, kept by callers);
     in a sweep with horizon percents, ``horizon`` is the percent."""
-    parts = Store(store).verified_rows()
-    if parts is None:
+    s = Store(store)
+    parts = s.verified_rows(s.inspect(full=True, keep_rows=ANALYSIS_COLUMNS))
+    if not parts:
         raise StoreError(f"{store} has no finished task yet")
-    con = duckdb.connect()
+    con = connect(parts, s.spec().horizon_keys())
     try:
-        con.register("parts", parts)
-        query = analysis_select(con, Store(store).spec().horizon_keys(), source="parts")
-        return con.sql(query).to_arrow_table()
+        return con.table("rows").to_arrow_table()
     finally:
         con.close()
 
