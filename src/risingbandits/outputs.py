@@ -24,7 +24,8 @@ TMP = ".tmp"
 
 def check_ours(path: str | Path, what: str = "--out") -> None:
     """Refuse an existing folder another user could write or replace, in one ``ValueError``
-    line naming ``what``, the path and why (nothing to check when it does not exist yet).
+    line naming ``what``, the path and why (nothing to check where there is no folder: the
+    caller makes it, or refuses a file in the way).
 
     The folder (by its real path) must be this user's and not writable by group or others
     (:func:`~risingbandits.user_cache.check_private`); each folder holding a name on the way to
@@ -33,7 +34,7 @@ def check_ours(path: str | Path, what: str = "--out") -> None:
     on the way must belong to this user or root (its owner could re-point it).
     """
     folder = Path(path)
-    if not folder.exists():
+    if not folder.is_dir():
         return
     given = folder.absolute()
     try:
@@ -83,7 +84,8 @@ def writable_dir(path: str | Path, what: str = "--out") -> Path:
 def new_file(path: Path, suffixes: tuple[str, ...], overwrite: bool, what: str = "--out") -> Path:
     """Check ``path`` before any work is spent on it: a file name ending in one of ``suffixes``
     (written as given, nothing added), not a directory, not an existing file unless
-    ``overwrite``, in a folder a file can be created in (made with its parents).
+    ``overwrite``, in a folder of ours a file can be created in (made with its parents:
+    :func:`writable_dir`).
 
     Raises one ``ValueError`` line naming ``what`` and the path.
     """

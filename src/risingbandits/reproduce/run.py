@@ -143,11 +143,11 @@ def reproduce(
     size = QUICK if quick else FULL
     folder = Path(out)
     defs = target_sweeps(target, size)
-    check_ours(folder)  # before anything is read from it
+    check_ours(folder, "out")  # before anything is read from it
     check_before_run(folder, size, overwrite)
     todo, skipped = ([], []) if report_only else _specs(defs, size)
     if not report_only:
-        writable_dir(folder)
+        writable_dir(folder, "out")
     with shared_executor(executor, workers, scheduler) as pool:
         jobs = [partial(_sweep, d, spec, folder / d.store_name(size), progress) for d, spec in todo]
         runs = relay(jobs, pool)
