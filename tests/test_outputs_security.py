@@ -43,8 +43,8 @@ def test_an_output_folder_others_can_write_is_refused_in_one_line(tmp_path: Path
     with pytest.raises(ValueError) as info:
         writable_dir(shared)
     assert str(info.value) == (
-        f"--out={str(shared)!r} is not allowed: {shared} can be written by group or others "
-        f"(mode 777; chmod go-w {shared} if it is yours)"
+        f"--out={str(shared)!r} is not allowed: {shared} can be written by others "
+        f"(mode 777; chmod o-w {shared} if it is yours)"
     )
     with pytest.raises(ValueError, match=r"^--out='.*/shared/new' is not allowed: .*/shared can "):
         writable_dir(shared / "new")  # another user could rename it and put theirs in its place
@@ -55,7 +55,7 @@ def test_a_sticky_parent_is_fine_but_not_a_sticky_output_folder(tmp_path: Path) 
     sticky.mkdir()
     sticky.chmod(0o1777)  # like /tmp: only an entry's owner may move it
     assert writable_dir(sticky / "mine") == sticky / "mine"
-    with pytest.raises(ValueError, match="can be written by group or others"):
+    with pytest.raises(ValueError, match="can be written by others"):
         writable_dir(sticky)  # anyone may add files (parts read back as results) there
 
 
@@ -81,10 +81,11 @@ def test_another_users_output_folder_or_link_is_refused(tmp_path: Path) -> None:
         writable_dir(link)
 
 
-def test_folders_made_for_output_are_never_group_writable(tmp_path: Path, umask: None) -> None:
+def test_the_group_may_write_an_output_folder_and_those_above(tmp_path: Path, umask: None) -> None:
     os.umask(0o002)  # the default of many desktop systems (a private group per user)
     out = writable_dir(tmp_path / "a" / "b")
-    assert stat.S_IMODE(out.stat().st_mode) == stat.S_IMODE(out.parent.stat().st_mode) == 0o755
+    assert stat.S_IMODE(out.stat().st_mode) == stat.S_IMODE(out.parent.stat().st_mode) == 0o775
+    assert writable_dir(out) == out
 
 
 def test_a_planted_link_at_the_old_temporary_name_is_not_followed(tmp_path: Path) -> None:
@@ -129,7 +130,9 @@ def test_a_sweep_into_a_folder_others_can_write_is_refused_before_reading_it(
 ) -> None:
     shared = open_to_all(tmp_path / "shared")
     (shared / "manifest.json").symlink_to(tmp_path / "nowhere")
-    with pytest.raises(ValueError, match=r"^out='.*shared' is not allowed: .*can be written by "):
+    with pytest.raises(
+        ValueError, match=r"^out='.*shared' is not allowed: .*can be written by others"
+    ):
         run_sweep(parse_spec(TINY), shared, executor="serial")
     assert sorted(p.name for p in shared.iterdir()) == ["manifest.json"]
 

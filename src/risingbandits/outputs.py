@@ -4,7 +4,8 @@ way files are written into them (:func:`atomic_write`).
 An output folder is used only if no other local user could write it or replace it
 (:func:`check_ours`): its name is often guessable (``risingbandits-demo`` in the current
 folder), and in a folder of theirs they could plant a symbolic link where a file is about to be
-written, or files that are read back as results.
+written, or files that are read back as results. The folder's group may write it (a group of
+one's own is the default of many systems, umask 002; a shared one is the user's choice).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import IO, Any
 
 from risingbandits.user_cache import NotPrivate, check_fixed, check_private
 
+OTHERS = stat.S_IWOTH
+"""The write bit an output folder, and every folder above it unless sticky, must not have."""
+
 TMP = ".tmp"
 
 
@@ -27,12 +31,12 @@ def check_ours(path: str | Path, what: str = "--out") -> None:
     line naming ``what``, the path and why (nothing to check where there is no folder: the
     caller makes it, or refuses a file in the way).
 
-    The folder (by its real path) must be this user's and not writable by group or others
-    (:func:`~risingbandits.user_cache.check_private`); each folder holding a name on the way to
-    it, as given and as resolved, must belong to this user or root and be writable by nobody
-    else unless sticky (:func:`~risingbandits.user_cache.check_fixed`); and each symbolic link
-    on the way must belong to this user or root (its owner could re-point it).
-    """
+    The folder (by its real path) must be this user's and not writable by others
+    (:func:`~risingbandits.user_cache.check_private`, sticky or not); each folder holding a
+    name on the way to it, as given and as resolved, must belong to this user or root and not
+    be writable by others unless sticky (:func:`~risingbandits.user_cache.check_fixed`); and
+    each symbolic link on the way must belong to this user or root (its owner could re-point
+    it)."""
     folder = Path(path)
     if not folder.is_dir():
         return
@@ -46,9 +50,9 @@ def check_ours(path: str | Path, what: str = "--out") -> None:
                     "who could re-point it"
                 )
         real = folder.resolve()
-        check_fixed(given)
-        check_fixed(real)
-        check_private(real)
+        check_fixed(given, OTHERS)
+        check_fixed(real, OTHERS)
+        check_private(real, OTHERS)
     except NotPrivate as exc:
         raise ValueError(f"{what}={str(folder)!r} is not allowed: {exc}") from None
 
@@ -57,18 +61,14 @@ def writable_dir(path: str | Path, what: str = "--out") -> Path:
     """Make ``path`` (with its parents) and check that it is ours (:func:`check_ours`) and that
     a file can be created in it.
 
-    Folders it makes get mode 0755 at most (the umask may remove more): readable results, but
-    never writable by group or others, which :func:`check_ours` would refuse. Raises one
-    ``ValueError`` line naming ``what``, the path and the reason (a file in the way, no
+    Raises one ``ValueError`` line naming ``what``, the path and the reason (a file in the way, no
     permission, a read-only file system, a path through a file, another user's folder).
     """
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{what}={str(folder)!r} is not allowed: it is a file, not a directory")
     try:
-        for level in reversed((folder, *folder.parents)):
-            if not level.exists():
-                level.mkdir(mode=0o755, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         check_ours(folder, what)
         # an unnamed file where the system has them (O_TMPFILE): a kill leaves nothing behind
         with tempfile.TemporaryFile(prefix=".write-probe-", dir=folder):
