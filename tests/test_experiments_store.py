@@ -101,9 +101,9 @@ def test_resume_runs_only_missing_tasks_and_cleans_temporary_files(tmp_path: Pat
     store = Store(out)
     victim = store.part_files()[3]
     victim.unlink()
-    half = victim.with_name(victim.name + ".tmp")
+    half = victim.with_name(f".{victim.name}.0123456789abcdef.tmp")
     half.write_bytes(b"PAR1 truncated")  # what a kill during a write leaves
-    (out / "manifest.json.tmp").write_bytes(b"{")
+    (out / ".manifest.json.0123456789abcdef.tmp").write_bytes(b"{")
     status = store.status()
     assert status.cells_done < status.cells_total and not status.complete
     calls: list[tuple[int, int]] = []
@@ -153,7 +153,7 @@ def test_leftovers_of_a_run_killed_before_its_manifest_are_accepted(tmp_path: Pa
     out = tmp_path / "sweep"
     out.mkdir()
     (out / ".lock").write_bytes(b"")
-    (out / "manifest.json.tmp").write_bytes(b"{")
+    (out / ".manifest.json.0123456789abcdef.tmp").write_bytes(b"{")
     spec = parse_spec(TINY.replace("seeds = 2", "seeds = 1"))
     result = run_sweep(spec, out, executor="serial")
     assert not result.resumed and Store(out).status().complete

@@ -44,9 +44,20 @@ def temp_cache_root() -> Path:
     return Path(tempfile.gettempdir()) / f"risingbandits-cache-{os.getuid()}"
 
 
-def check_private(path: Path) -> None:
+GROUP_OR_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+"""The write bits a cache folder must not have (:func:`check_private`, :func:`check_fixed`);
+output folders allow the group's (:mod:`risingbandits.outputs`)."""
+
+
+def _writers(writers: int) -> tuple[str, str]:
+    """Who ``writers`` (write bits) names, and the chmod that removes them."""
+    return ("group or others", "go-w") if writers & stat.S_IWGRP else ("others", "o-w")
+
+
+def check_private(path: Path, writers: int = GROUP_OR_OTHERS) -> None:
     """Raise :class:`NotPrivate` unless ``path`` is a directory (not a symbolic link: its owner
-    could re-point it) owned by this user that group and others cannot write."""
+    could re-point it) owned by this user without the write bits ``writers`` (group and
+    others)."""
     info = path.lstat()
     if stat.S_ISLNK(info.st_mode):
         raise NotPrivate(f"{path} is a symbolic link (use the folder it points to)")
@@ -54,26 +65,28 @@ def check_private(path: Path) -> None:
         raise NotPrivate(f"{path} is not a folder")
     if info.st_uid != os.getuid():
         raise NotPrivate(f"{path} belongs to another user (uid {info.st_uid})")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if info.st_mode & writers:
+        who, chmod = _writers(writers)
         raise NotPrivate(
-            f"{path} can be written by group or others (mode {stat.S_IMODE(info.st_mode):o}; "
-            f"chmod go-w {path} if it is yours)"
+            f"{path} can be written by {who} (mode {stat.S_IMODE(info.st_mode):o}; "
+            f"chmod {chmod} {path} if it is yours)"
         )
 
 
-def check_fixed(path: Path) -> None:
+def check_fixed(path: Path, writers: int = GROUP_OR_OTHERS) -> None:
     """Raise :class:`NotPrivate` if another user could replace ``path`` (a real path) by moving
-    an entry of a folder above it: each belongs to this user or root, and group and others
-    cannot write it unless it is sticky (there only an entry's owner may move it)."""
+    an entry of a folder above it: each belongs to this user or root, without the write bits
+    ``writers`` (group and others) unless it is sticky (there only an entry's owner may move
+    it)."""
     for folder in path.parents:
         info = folder.stat()
         if info.st_uid not in (0, os.getuid()):
             raise NotPrivate(
                 f"{folder} belongs to another user (uid {info.st_uid}), who could replace {path}"
             )
-        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+        if info.st_mode & writers and not info.st_mode & stat.S_ISVTX:
             raise NotPrivate(
-                f"{folder} can be written by group or others (mode "
+                f"{folder} can be written by {_writers(writers)[0]} (mode "
                 f"{stat.S_IMODE(info.st_mode):o}), who could replace {path}"
             )
 

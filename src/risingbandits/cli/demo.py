@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from operator import methodcaller
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ from risingbandits.analysis import MeanCI, finite_or_none, mean_ci
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.progress import bar_task, progress_bar
 from risingbandits.instances import Noise, intro
-from risingbandits.outputs import writable_dir
+from risingbandits.outputs import atomic_write, writable_dir
 from risingbandits.policies import POLICIES, make_policy
 from risingbandits.simulate import check_seed_memory, simulate_horizons
 
@@ -74,12 +75,12 @@ def demo(
             }
         )
     )
+    writable_dir(out)  # before anything is read from it, and before any computing
     # Running the demo again with the same settings is safe: seeded, it gives the same table,
     # which is checked before anything is replaced.
     earlier = None if overwrite or not png.exists() else _earlier_demo(table_path, settings)
     if earlier is None:
         writable_outputs([png, table_path], overwrite)
-    writable_dir(out)  # before any computing
     curves: dict[str, dict[int, MeanCI]] = {}
     console = Console()
     with progress_bar(console) as bar:
@@ -120,6 +121,6 @@ def demo(
             "risingbandits?): pass --overwrite to replace it or choose another --out"
         )
     plot_figure1(instance, curves, png)
-    table_path.write_text(text)
+    atomic_write(table_path, methodcaller("write", text.encode("utf-8")))
     again = " (the same numbers as the earlier demo there)" if earlier is not None else ""
     console.print(f"wrote {png} and {table_path}{again}")

@@ -20,11 +20,10 @@ from rich.table import Table
 from risingbandits.cli.demo import writable_outputs
 from risingbandits.cli.errors import UserError, user_errors
 from risingbandits.cli.run import load_instance
-from risingbandits.experiments.store import atomic_write
 from risingbandits.explain import Explanation, explain
 from risingbandits.instances import Noise
 from risingbandits.instances.families import use_curves_dir
-from risingbandits.outputs import writable_dir
+from risingbandits.outputs import atomic_write, writable_dir
 from risingbandits.policies import Policy, make_policy, parse_params, policy_class
 
 DEFAULT_POLICIES = ["cure-ucb", "red-ucb"]

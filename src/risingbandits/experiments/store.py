@@ -7,28 +7,30 @@ Layout::
     DIR/parts/<task-id>.parquet  the rows of one task (task id and spec hash in its metadata)
     DIR/parts/.damaged/          files a resume set aside (never deleted)
 
-Every file is written under a temporary name (``*.tmp``), flushed to disk (fsync) and renamed
-into place, so a reader sees a whole file or none, and a process killed at any moment leaves
-no half file visible: resuming cleans the ``*.tmp`` files and runs the tasks whose part is
-missing. Parts are checked before they are counted (:mod:`.integrity`): a resume moves damaged,
-duplicate and foreign files to ``parts/.damaged/`` and recomputes their tasks; the summary
-refuses a store that holds any. A directory never mixes two specs: one with another spec hash is
-refused, and a manifest whose spec no longer gives its recorded hash (a means file changed, or
-the manifest was edited) is refused with the reason; nor two codes: a resume by code other than
-the one that started the sweep is refused (:mod:`risingbandits.provenance`). A lock file
-(``DIR/.lock``, ``flock``) keeps two runs from writing into one directory at once.
+Every file is written under a temporary name (``.NAME.<random>.tmp``), flushed to disk (fsync)
+and renamed into place (:func:`~risingbandits.outputs.atomic_write`), so a reader sees a whole
+file or none, and a process killed at any moment leaves no half file visible: resuming cleans
+the temporary files and runs the tasks whose part is missing. A sweep (run or resume) refuses a
+directory another user could write or replace before reading anything from it
+(:func:`~risingbandits.outputs.check_ours`). Parts are checked before they are counted
+(:mod:`.integrity`): a resume moves damaged, duplicate and foreign files to
+``parts/.damaged/`` and recomputes their tasks; the summary refuses a store that holds any. A
+directory never mixes two specs: one with another spec hash is refused, and a manifest whose
+spec no longer gives its recorded hash (a means file changed, or the manifest was edited) is
+refused with the reason; nor two codes: a resume by code other than the one that started the
+sweep is refused (:mod:`risingbandits.provenance`). A lock file (``DIR/.lock``, ``flock``)
+keeps two runs from writing into one directory at once.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
 
 import pyarrow as pa
 
@@ -41,7 +43,13 @@ from risingbandits.experiments.integrity import (
 )
 from risingbandits.experiments.plan import Plan, make_plan
 from risingbandits.experiments.spec import Spec, parse_spec
-from risingbandits.outputs import writable_dir
+from risingbandits.outputs import (
+    atomic_write,
+    check_ours,
+    fsync_dir,
+    temporary_pattern,
+    writable_dir,
+)
 from risingbandits.policies.machinery.checkpoint import shown
 from risingbandits.provenance import code_digest
 
@@ -53,7 +61,6 @@ except ImportError:  # pragma: no cover (not POSIX: no lock)
 MANIFEST = "manifest.json"
 PARTS = "parts"
 LOCK = ".lock"
-TMP = ".tmp"
 SET_ASIDE = ".damaged"
 FORMAT = 2
 """2: parts carry their task id and spec hash, the manifest the digests of its input files
@@ -121,38 +128,6 @@ class StoreStatus:
     @property
     def complete(self) -> bool:
         return self.cells_done == self.cells_total
-
-
-def _fsync_dir(path: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
-    """Write ``path`` through ``write(file)`` under ``path.tmp``, fsync, then rename.
-
-    On failure (a full disk) the temporary file is removed and the ``OSError`` names ``path``;
-    on an interrupt it is removed too.
-    """
-    tmp = path.with_name(path.name + TMP)
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
 
 
 class Store:
@@ -299,10 +274,12 @@ class Store:
     def check_new_or_same(self, spec: Spec) -> bool:
         """True when the directory holds this spec's sweep (resume), False when it is new.
 
-        Refuses a directory of another spec, or of the same spec started by other code
+        Refuses a directory another user could write or replace (before reading it), one of
+        another spec, or of the same spec started by other code
         (:func:`~risingbandits.provenance.code_digest`; a store that does not record it is
         taken as it is), or a non-empty directory that is not a sweep.
         """
+        check_ours(self.path, "out")
         if self.exists():
             m = self.manifest()
             if m.spec_hash != spec.hash:
@@ -404,19 +381,22 @@ class Store:
             os.replace(problem.path, target)
             moved.append(target)
         if moved:
-            _fsync_dir(self.parts_dir)
+            fsync_dir(self.parts_dir)
         return moved
 
     def _is_scratch(self, path: Path) -> bool:
         """Files a killed run may leave before its manifest exists: the lock and the manifest's
-        temporary file (another ``*.tmp`` is someone's file: never counted as ours)."""
-        return path.parent == self.path and path.name in (LOCK, MANIFEST + TMP)
+        temporary files (another ``*.tmp`` is someone's file: never counted as ours)."""
+        return path.parent == self.path and (
+            path.name == LOCK or path.match(temporary_pattern(MANIFEST))
+        )
 
     def clean_tmp(self) -> int:
         """Remove the temporary files a killed run left behind (the manifest's and the parts');
         returns how many."""
         removed = 0
-        for p in [*self.path.glob(MANIFEST + TMP), *self.parts_dir.glob(f"*{TMP}")]:
+        pattern = temporary_pattern()
+        for p in [*self.path.glob(temporary_pattern(MANIFEST)), *self.parts_dir.glob(pattern)]:
             p.unlink(missing_ok=True)
             removed += 1
         return removed

@@ -20,6 +20,7 @@ from risingbandits.experiments.plan import TARGET_STEPS, make_plan
 from risingbandits.experiments.spec import Spec, load_spec
 from risingbandits.experiments.store import Store
 from risingbandits.experiments.worker import TaskResult, run_task_part
+from risingbandits.outputs import check_ours
 
 SweepProgress = Callable[[int, int], None]
 MAX_PENDING_WRITES = 2
@@ -152,6 +153,7 @@ def resume_sweep(
     progress: SweepProgress | None = None,
 ) -> SweepResult:
     """Finish the sweep stored in ``out`` (its spec is read from the manifest)."""
+    check_ours(out, "out")  # before its manifest is read
     return run_sweep(
         Store(out).spec(),
         out,

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from risingbandits.experiments.store import atomic_write
 from risingbandits.modelselect.features import RULE, BagOfWords
 from risingbandits.modelselect.learners import LearnerSpec, new_state, run_stream
+from risingbandits.outputs import atomic_write
 from risingbandits.policies.machinery.checkpoint import shown
 
 CHUNK_RUNS = 5

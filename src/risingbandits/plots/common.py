@@ -7,6 +7,7 @@ import io
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from operator import methodcaller
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -15,6 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from risingbandits.analysis import MeanCI
+from risingbandits.outputs import atomic_write
 
 # Rising-bandit algorithms in blues/greens, non-stationary ones in reds (as the paper's figures).
 POLICY_COLOURS: dict[str, str] = {
@@ -113,12 +115,14 @@ _HAND_OVER: ContextVar[HandOver | None] = ContextVar("risingbandits_hand_over", 
 
 
 def save(fig: Figure, path: Path, dpi: int = DPI) -> Path:
-    """Close ``fig`` and write it as PNG at ``path`` (inside :func:`drawn_elsewhere`: hand it
-    over to be drawn and written there)."""
+    """Close ``fig`` and write it as PNG at ``path``, whole
+    (:func:`~risingbandits.outputs.atomic_write`; inside :func:`drawn_elsewhere`: hand it over
+    to be drawn and written there)."""
     plt.close(fig)  # closed first, so a pickled copy does not join pyplot's figures
     hand_over = _HAND_OVER.get()
     if hand_over is None:
-        path.write_bytes(png_bytes(fig, dpi))
+        png = png_bytes(fig, dpi)
+        atomic_write(path, methodcaller("write", png))
     else:
         hand_over(fig, path, dpi)
     return path

@@ -16,12 +16,14 @@ import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import Generic, TypeVar
 
 from matplotlib.figure import Figure
 
 from risingbandits.experiments.executors import Executor
+from risingbandits.outputs import atomic_write
 from risingbandits.plots.common import drawn_elsewhere, png_bytes
 
 T = TypeVar("T", bound=Hashable)
@@ -88,7 +90,8 @@ def figures_on(pool: Executor) -> Iterator[None]:
     with drawn_elsewhere(hand_over):
         yield
     for path, job in drawing.items():
-        path.write_bytes(job.get(path))
+        png = job.get(path)
+        atomic_write(path, methodcaller("write", png))
 
 
 def _draw(blob: bytes, dpi: int, path: Path) -> bytes:  # runs on a worker

@@ -19,9 +19,10 @@ from risingbandits import __version__
 from risingbandits.analysis.summary import RECONSTRUCTION_NOTE
 from risingbandits.experiments.executors import Executor
 from risingbandits.experiments.spec import instances_checked_once
-from risingbandits.experiments.store import Store, atomic_write
+from risingbandits.experiments.store import Store
 from risingbandits.instances import intro
 from risingbandits.instances.families import PAPER_HORIZON
+from risingbandits.outputs import atomic_write
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import figures_on
 from risingbandits.reproduce.claims import CURE, ClaimResult, Evidence, judge_all

@@ -27,6 +27,7 @@ from typing import TypeVar
 from risingbandits.experiments.executors import Executor, make_executor
 from risingbandits.experiments.spec import Spec, SpecError, parse_spec
 from risingbandits.experiments.sweep import run_sweep
+from risingbandits.outputs import check_ours, writable_dir
 from risingbandits.plots.common import DPI
 from risingbandits.reproduce.background import InBackground
 from risingbandits.reproduce.claims import ClaimResult
@@ -136,16 +137,18 @@ def reproduce(
 
     ``report_only`` runs nothing and only rewrites the figures and the report from the stores;
     ``overwrite`` allows replacing the report of another run (another size or other specs).
+    An ``out`` another user could write or replace is refused (one ``ValueError`` line).
     """
     start = time.perf_counter()
     size = QUICK if quick else FULL
     folder = Path(out)
     defs = target_sweeps(target, size)
+    check_ours(folder, "out")  # before anything is read from it
     check_before_run(folder, size, overwrite)
     todo, skipped = ([], []) if report_only else _specs(defs, size)
+    if not report_only:
+        writable_dir(folder, "out")
     with shared_executor(executor, workers, scheduler) as pool:
-        if not report_only:
-            folder.mkdir(parents=True, exist_ok=True)
         jobs = [partial(_sweep, d, spec, folder / d.store_name(size), progress) for d, spec in todo]
         runs = relay(jobs, pool)
         if target in PEER_TARGETS and not report_only:

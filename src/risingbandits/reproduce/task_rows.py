@@ -15,8 +15,8 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from risingbandits.experiments.executors import Executor
-from risingbandits.experiments.store import atomic_write
 from risingbandits.instances.base import RisingInstance
+from risingbandits.outputs import atomic_write
 from risingbandits.provenance import code_digest
 
 Rows = dict[str, list[Any]]

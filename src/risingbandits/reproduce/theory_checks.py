@@ -23,8 +23,8 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
-from risingbandits.experiments.store import atomic_write
 from risingbandits.instances import RisingInstance
+from risingbandits.outputs import atomic_write
 from risingbandits.provenance import code_digest
 from risingbandits.theory.bound import best_bound
 from risingbandits.theory.dominance import PAPER_HORIZON, SMALL_HORIZON, check, search

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from risingbandits.analysis import MeanCI
-from risingbandits.experiments.store import atomic_write
+from risingbandits.outputs import atomic_write
 from risingbandits.plots.common import colour, plot_regret_curves
 from risingbandits.theory.bound import RegretBound
 
