@@ -238,6 +238,26 @@ def test_demo_with_seeds_beyond_memory_is_refused_before_its_folder_is_made(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("name", ["figure1.png", "figure1.json"])
+def test_demo_refuses_a_folder_in_the_way_of_a_file_before_computing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """A folder where the demo writes a file was found after the whole computation (its results
+    lost), even with --overwrite."""
+
+    def no_computing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("demo computed before checking its files")
+
+    monkeypatch.setattr("risingbandits.cli.demo.simulate_horizons", no_computing)
+    (tmp_path / name).mkdir()
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), "--seeds", "2", "--overwrite"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip() == (
+        f"error: --out={str(tmp_path)!r} is not allowed: {tmp_path / name} is a folder where the "
+        "demo writes a file; move it or choose another --out"
+    )
+
+
 @pytest.mark.parametrize(
     ("stop", "line", "code"),
     [

@@ -25,7 +25,14 @@ DEMO_HORIZONS = tuple(range(5_000, 50_001, 5_000))
 
 
 def writable_outputs(paths: list[Path], overwrite: bool) -> None:
-    """Refuse to replace existing files unless the user said so."""
+    """Refuse to replace existing files unless the user said so, and a folder in the way of a
+    file whatever they said (before any computing: the results would be lost)."""
+    for path in paths:
+        if path.is_dir():
+            raise UserError(
+                f"--out={str(path.parent)!r} is not allowed: {path} is a folder where the demo "
+                "writes a file; move it or choose another --out"
+            )
     existing = [p for p in paths if p.exists()]
     if existing and not overwrite:
         raise UserError(
@@ -78,7 +85,7 @@ def demo(
     writable_dir(out)  # before anything is read from it, and before any computing
     # Running the demo again with the same settings is safe: seeded, it gives the same table,
     # which is checked before anything is replaced.
-    earlier = None if overwrite or not png.exists() else _earlier_demo(table_path, settings)
+    earlier = None if overwrite or not png.is_file() else _earlier_demo(table_path, settings)
     if earlier is None:
         writable_outputs([png, table_path], overwrite)
     curves: dict[str, dict[int, MeanCI]] = {}
