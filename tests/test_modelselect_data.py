@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import stat
 import tarfile
 import threading
@@ -87,6 +88,65 @@ def test_features_cached_under_corpus_digest(tmp_path: Path) -> None:
     np.testing.assert_array_equal(again.indptr, first.indptr)
     other = cached_bag_of_words(texts[:-1], labels[:-1], tmp_path)
     assert other.digest != first.digest and len(list(tmp_path.glob("bow-v1-*.npz"))) == 2
+
+
+def _out_of_range(f: dict) -> str:
+    f["indices"] = f["indices"].copy()
+    f["indices"][-1] = 10**9
+    return r"indices holds 1000000000: not within \[0, 20\) \(the vocabulary\)"
+
+
+def _ragged(f: dict) -> str:
+    f["indptr"] = f["indptr"].copy()
+    f["indptr"][2], f["indptr"][3] = f["indptr"][3], f["indptr"][2]
+    return r"indptr runs 0 \.\. (\d+): not non-decreasing from 0 to the \1 indices"
+
+
+def _relabelled(f: dict) -> str:
+    f["labels"] = 1 - f["labels"]
+    return r"labels\[0\] is 1, not 0 \(the corpus' label\)"
+
+
+def _wrong_dtype(f: dict) -> str:
+    f["indices"] = f["indices"].astype(np.int64)
+    return r"indices is int64 of shape \((\d+),\), not int32 of shape \(\1,\)"
+
+
+def _bad_count(f: dict) -> str:
+    f["counts"] = f["counts"].copy()
+    f["counts"][5] = np.nan
+    return "counts holds nan: not a positive finite count"
+
+
+def _long_vocabulary(f: dict) -> str:
+    f["vocabulary"] = np.asarray([f"w{j}" for j in range(21)])
+    return r"vocabulary is <U3 of shape \(21,\), not at most 20 words"
+
+
+@pytest.mark.parametrize(
+    "damage", [_out_of_range, _ragged, _relabelled, _wrong_dtype, _bad_count, _long_vocabulary]
+)
+def test_a_damaged_feature_cache_is_named_and_rebuilt(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    """The compiled learners index the weights by the cached arrays without bounds checks."""
+    texts, labels = synthetic_reviews(30)
+    first = cached_bag_of_words(texts, labels, tmp_path, n_features=20)
+    (cached,) = tmp_path.glob("bow-v1-*.npz")
+    with np.load(cached) as data:
+        fields = dict(data)
+    why = damage(fields)
+    np.savez(cached, **fields)
+    notes: list[str] = []
+    again = cached_bag_of_words(texts, labels, tmp_path, n_features=20, notify=notes.append)
+    assert len(notes) == 2 and re.fullmatch(
+        rf"the cached features {re.escape(str(cached))} cannot be read \({why}\): "
+        "building them again",
+        notes[0],
+    )
+    for got, want in zip(again.arrays(), first.arrays(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    notes.clear()
+    cached_bag_of_words(texts, labels, tmp_path, n_features=20, notify=notes.append)
+    assert notes == []  # the rebuilt file is accepted
 
 
 def test_features_in_a_folder_others_can_write_are_neither_read_nor_written(
