@@ -303,6 +303,42 @@ def test_curves_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.Mo
     )
 
 
+def _pickled(fh: io.BufferedWriter) -> None:
+    np.save(fh, np.array([{}], dtype=object), allow_pickle=True)
+
+
+@pytest.mark.parametrize(
+    ("write", "why"),
+    [
+        (lambda fh: np.save(fh, np.full(40, 6)), r"holds counts 6\.\.6, not within 0\.\.5"),
+        (lambda fh: np.save(fh, np.zeros(39, np.int64)), r"is int64 of shape \(39,\), not int64"),
+        (lambda fh: np.save(fh, np.zeros(40)), r"is float64 of shape \(40,\), not int64"),
+        (_pickled, r"cannot be read \(Object arrays cannot be loaded when allow_pickle=False\)"),
+        (lambda fh: np.savez(fh, x=np.zeros(40, np.int64)), r"cannot be read \(.*magic"),
+    ],
+    ids=["range", "shape", "dtype", "pickle", "npz"],
+)
+def test_a_damaged_curve_chunk_is_named_before_any_run(tmp_path: Path, write, why) -> None:  # type: ignore[no-untyped-def]
+    """A resumed chunk is summed into the curves: one that is not 40 counts in 0..5 (the runs
+    it holds) is refused, naming it, before the other chunks are computed."""
+    bow = bag_of_words(*synthetic_reviews(60))
+    spec = SPECS[:1]
+    out = tmp_path / "c.npz"
+    parts = tmp_path / "c.npz.parts"
+    parts.mkdir()
+    chunk = parts / "lr_0.05.000000-000005.npy"
+    with chunk.open("wb") as fh:
+        write(fh)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(chunk))} {why}.*: delete it"):
+        regenerate_curves(bow, spec, 10, out, seed=1, pulls=40)
+    assert not (parts / "lr_0.05.000005-000010.npy").exists()
+    good = curve_sum(bow, spec[0], 1, range(5), 40)
+    np.save(chunk, good)
+    resumed = regenerate_curves(bow, spec, 10, out, seed=1, pulls=40)["lr_0.05"]
+    whole = regenerate_curves(bow, spec, 10, tmp_path / "whole.npz", seed=1, pulls=40)["lr_0.05"]
+    np.testing.assert_array_equal(resumed, whole)
+
+
 def test_curves_average_runs(tmp_path: Path) -> None:
     """A curve is the mean over runs: 1 run of 3 runs' curve sum equals the parts."""
     texts, labels = synthetic_reviews(60)
