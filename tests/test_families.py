@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from risingbandits.instances import RisingInstance
+from risingbandits.instances import RisingInstance, families
 from risingbandits.instances.families import (
     CONCAVE_REACH_T,
     CONCAVE_SCALES,
     IMDB_ARMS,
+    default_curves_dir,
     family_instance,
     generate,
 )
@@ -115,6 +117,80 @@ def test_concave_builds_every_instance_at_the_smallest_scale() -> None:
     for family in ("concave-v1", "concave-v2"):
         for j in range(60):
             family_instance(family, j, horizon=10, scale=CONCAVE_SCALES[0])
+
+
+def _plant_curves(parent: Path) -> Path:
+    """``parent/shared/data/imdb-learning-curves/curves.npz`` (and ``parent/work`` to run from)."""
+    folder = parent / "shared" / "data" / "imdb-learning-curves"
+    folder.mkdir(parents=True)
+    np.savez(folder / "curves.npz", **{a: np.full(10, 0.5) for a in IMDB_ARMS})
+    (parent / "work").mkdir()
+    return folder
+
+
+@pytest.fixture
+def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """No $RISINGBANDITS_IMDB_CURVES; the source tree's implicit place under ``tmp_path/tree``
+    and ``tmp_path/open`` a folder anyone may write (0777, not sticky), like a shared /tmp."""
+    monkeypatch.delenv("RISINGBANDITS_IMDB_CURVES", raising=False)
+    monkeypatch.setenv("RISINGBANDITS_NOTICES_SHOWN", "compiling")
+    tree = tmp_path / "tree"
+    monkeypatch.setattr(families, "__file__", str(tree / "repo/src/rb/instances/families.py"))
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open").chmod(0o777)
+    return tree, tmp_path / "open"
+
+
+def test_curves_planted_beside_the_working_directory_are_refused(
+    places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regular install run from /tmp/x would read /tmp/shared/...: anyone could plant it."""
+    _, open_folder = places
+    _plant_curves(open_folder)
+    monkeypatch.chdir(open_folder / "work")
+    with pytest.raises(ValueError, match=r"open can be written by group or others \(mode 777\)"):
+        family_instance("imdb-v1", 0, horizon=10)
+
+
+def test_curves_others_can_write_are_refused(
+    places: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _plant_curves(tmp_path / "mine")
+    (folder / "curves.npz").chmod(0o666)
+    monkeypatch.chdir(tmp_path / "mine" / "work")
+    with pytest.raises(ValueError, match=r"curves.npz can be written by group or others"):
+        default_curves_dir()
+
+
+def test_a_refused_place_is_skipped_with_a_notice_for_a_private_one(
+    places: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """The source tree's place is planted in the open folder (and reached through a link, as in
+    CI); the working directory's place is private: that one is used, the other named."""
+    tree, open_folder = places
+    _plant_curves(open_folder)
+    tree.mkdir()
+    (tree / "shared").symlink_to(open_folder / "shared")
+    mine = _plant_curves(tmp_path / "mine")
+    monkeypatch.chdir(tmp_path / "mine" / "work")
+    assert default_curves_dir() == mine
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"{tree / 'shared'}" in err[0] and "mode 777" in err[0]
+
+
+def test_a_private_place_reached_through_a_link_is_used_by_its_real_path(
+    places: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """CI reaches the shared data through a link (/tmp/cf/shared -> /work/shared)."""
+    tree, open_folder = places
+    _plant_curves(open_folder)
+    mine = _plant_curves(tmp_path / "mine")
+    tree.mkdir()
+    (tree / "shared").symlink_to(tmp_path / "mine" / "shared")
+    monkeypatch.chdir(open_folder / "work")
+    assert default_curves_dir() == mine
+    assert family_instance("imdb-v1", 0, horizon=10).means.shape == (7, 10)
+    assert capsys.readouterr().err == ""
 
 
 def test_imdb_v1(imdb_curves_dir) -> None:  # type: ignore[no-untyped-def]

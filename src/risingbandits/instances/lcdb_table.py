@@ -51,6 +51,10 @@ COLUMNS = ("openmlid", "learner", "size_train", "score_valid", "score_test", "tr
 CACHE_FORMAT = b"2"
 """Version of the parsed form: a cache written in another one is rebuilt (2: ``seconds``)."""
 SCORES = ("valid", "test")
+CACHE_TYPES = {"openmlid": "int64", "learner": "string", "size_train": "int64", "splits": "int64"}
+CACHE_TYPES |= {f"{s}_{k}": "double" for s in SCORES for k in ("mean", "std")}
+CACHE_TYPES |= {"seconds": "double"}
+"""The parsed form's columns and their Arrow types."""
 
 
 @dataclass(frozen=True)
@@ -173,9 +177,12 @@ def _load(source: LcdbSource, size: int, mtime_ns: int) -> CurveTable:
     columns = None if path is None else _read_cache(path / "accuracy.parquet", stamp)
     if columns is None:
         table = _parse_csv(source.curves_csv)
+        columns = _numpy_columns(table)
+        problem = _problem(columns)
+        if problem:  # checked like the cache, which would otherwise be rebuilt at every load
+            raise ValueError(f"LCDB table {source.curves_csv}: {problem}")
         if path is not None:
             _write_cache(table, path / "accuracy.parquet", stamp)
-        columns = _numpy_columns(table)
     return CurveTable(source, columns, _read_names(source.folder / NAMES_FILE))
 
 
@@ -229,8 +236,45 @@ def _numpy_columns(table: Any) -> dict[str, np.ndarray]:
     return {name: table[name].to_numpy() for name in table.column_names}
 
 
+def _problem(c: dict[str, np.ndarray]) -> str | None:
+    """What is wrong with parsed columns (None: nothing), as the curves rely on them: one row
+    per (data set, learner, anchor) in ascending order, so that a curve is one run of rows with
+    increasing sizes; sizes and split counts >= 1; score means within [0, 1], their standard
+    deviations finite and >= 0; mean times positive or NaN."""
+    ids, learners, sizes = c["openmlid"], c["learner"], c["size_train"]
+    same_id = ids[1:] == ids[:-1]
+    same_curve = same_id & (learners[1:] == learners[:-1])
+    order = ids[1:] > ids[:-1]
+    order |= same_id & (learners[1:] > learners[:-1]) | same_curve & (sizes[1:] > sizes[:-1])
+    if not order.all():
+        j = int(np.flatnonzero(~order)[0]) + 1
+        return (
+            f"row {j} (openmlid {ids[j]}, {learners[j]}, size_train {sizes[j]}) is not after the "
+            "row before it in (openmlid, learner, size_train) order"
+        )
+    seconds = c["seconds"]
+    checks = {
+        "size_train": (sizes >= 1, ">= 1"),
+        "splits": (c["splits"] >= 1, ">= 1"),
+        "seconds": (np.isnan(seconds) | (np.isfinite(seconds) & (seconds > 0)), "> 0 or NaN"),
+    }
+    for score in SCORES:
+        mean, std = c[f"{score}_mean"], c[f"{score}_std"]
+        checks[f"{score}_mean"] = ((mean >= 0) & (mean <= 1), "within [0, 1]")
+        checks[f"{score}_std"] = (np.isfinite(std) & (std >= 0), "finite and >= 0")
+    for name, (ok, allowed) in checks.items():
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            return (
+                f"{name} is {c[name][j]} for openmlid {ids[j]}, {learners[j]}, size_train "
+                f"{sizes[j]}: not {allowed}"
+            )
+    return None
+
+
 def _read_cache(path: Path, stamp: bytes) -> dict[str, np.ndarray] | None:
-    """The cached columns, or None when the file is absent, stale or damaged."""
+    """The cached columns, or None when the file is absent, stale or damaged (a column of
+    another type, a missing value, or a value :func:`_problem` refuses)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -239,15 +283,15 @@ def _read_cache(path: Path, stamp: bytes) -> dict[str, np.ndarray] | None:
     except (pa.ArrowException, OSError):
         return None
     meta = table.schema.metadata or {}
-    expected = {"openmlid", "learner", "size_train", "splits", "seconds"}
-    expected |= {f"{s}_{k}" for s in SCORES for k in ("mean", "std")}
     if (
         meta.get(b"source") != stamp
         or meta.get(b"format") != CACHE_FORMAT
-        or set(table.column_names) != expected
+        or {f.name: str(f.type) for f in table.schema} != CACHE_TYPES
+        or any(column.null_count for column in table.columns)
     ):
         return None
-    return _numpy_columns(table)
+    columns = _numpy_columns(table)
+    return None if _problem(columns) else columns
 
 
 def _write_cache(table: Any, path: Path, stamp: bytes) -> None:

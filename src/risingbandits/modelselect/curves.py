@@ -80,6 +80,29 @@ def _check_manifest(parts: Path, manifest: dict[str, Any]) -> None:
     atomic_write(path, lambda fh: fh.write(json.dumps(manifest).encode()))
 
 
+def _read_chunk(path: Path, pulls: int, runs: int) -> np.ndarray:
+    """The saved sum of ``runs`` runs, checked: ``pulls`` counts of right predictions, each in
+    0..runs (a damaged file would otherwise be summed into the curves unnoticed). A file that
+    fails raises a ValueError naming it, like the manifest: the user deletes it."""
+    again = "delete it to compute its runs again"
+    try:
+        with path.open("rb") as fh:
+            counts = np.lib.format.read_array(fh, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{path} cannot be read ({exc}): {again}") from None
+    if counts.dtype != np.int64 or counts.shape != (pulls,):
+        raise ValueError(
+            f"{path} is {counts.dtype} of shape {counts.shape}, not int64 of shape ({pulls},): "
+            f"{again}"
+        )
+    if counts.min() < 0 or counts.max() > runs:
+        raise ValueError(
+            f"{path} holds counts {counts.min()}..{counts.max()}, not within 0..{runs} (the "
+            f"runs it sums): {again}"
+        )
+    return counts
+
+
 def sidecar_path(out: Path) -> Path:
     """The ``<out>.json`` sidecar written beside the curves ``out``."""
     return out.with_name(out.name + ".json")
@@ -128,6 +151,9 @@ def regenerate_curves(
         for span in spans
     ]
     todo = [c for c in chunks if not c[2].is_file()]
+    for _, span, path in chunks:  # a damaged chunk is named now, not after the others' runs
+        if path.is_file():
+            _read_chunk(path, n_pulls, len(span))
     total = runs * len(learners)
     done = total - sum(len(span) for _, span, _ in todo)
     if progress is not None:
@@ -152,7 +178,7 @@ def regenerate_curves(
 
     curves: dict[str, Any] = {}
     for spec in learners:
-        counts = sum(np.load(path) for s, _, path in chunks if s is spec)
+        counts = sum(_read_chunk(path, n_pulls, len(span)) for s, span, path in chunks if s is spec)
         curves[spec.name] = np.asarray(counts, np.float64) / runs
     atomic_write(target, lambda fh: np.savez(fh, **curves))
     sidecar = {**manifest, "runs": runs, "learners": [s.name for s in learners]}

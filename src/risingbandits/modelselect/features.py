@@ -24,7 +24,7 @@ import os
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,6 +123,55 @@ def _cache_file(cache_dir: Path, digest: str, n_features: int) -> Path:
     return cache_dir / f"{RULE}-{n_features}-{digest[:16]}.npz"
 
 
+def _checked_cache(
+    data: Mapping[str, np.ndarray], labels: np.ndarray, n_features: int, digest: str
+) -> BagOfWords:
+    """The features of an opened cache file, every field checked first: the compiled learners
+    index their weights by ``indices``, row by row from ``indptr``, without bounds checks, so a
+    damaged file must not reach them. Raises ValueError naming the first field that fails."""
+    indptr, indices, counts, cached, vocabulary = (
+        data[k] for k in ("indptr", "indices", "counts", "labels", "vocabulary")
+    )
+    n_docs = labels.shape[0]
+    for field, array, dtype, shape in (
+        ("indptr", indptr, np.int64, (n_docs + 1,)),
+        ("indices", indices, np.int32, (indices.size,)),
+        ("counts", counts, np.float64, (indices.size,)),
+        ("labels", cached, np.int8, (n_docs,)),
+    ):
+        if array.dtype != dtype or array.shape != shape:
+            raise ValueError(
+                f"{field} is {array.dtype} of shape {array.shape}, not {np.dtype(dtype)} of shape "
+                f"{shape}"
+            )
+    words = vocabulary.dtype.kind == "U" or vocabulary.size == 0  # () is saved as float64
+    if vocabulary.ndim != 1 or vocabulary.size > n_features or not words:
+        raise ValueError(
+            f"vocabulary is {vocabulary.dtype} of shape {vocabulary.shape}, not at most "
+            f"{n_features} words"
+        )
+    if indptr[0] != 0 or indptr[-1] != indices.size or (np.diff(indptr) < 0).any():
+        raise ValueError(
+            f"indptr runs {indptr[0]} .. {indptr[-1]}: not non-decreasing from 0 to the "
+            f"{indices.size} indices"
+        )
+    outside = (indices < 0) | (indices >= vocabulary.size)
+    if outside.any():
+        raise ValueError(
+            f"indices holds {indices[outside][0]}: not within [0, {vocabulary.size}) "
+            "(the vocabulary)"
+        )
+    not_counts = ~(np.isfinite(counts) & (counts > 0))
+    if not_counts.any():
+        raise ValueError(f"counts holds {counts[not_counts][0]}: not a positive finite count")
+    if not np.array_equal(cached, labels):
+        first = int(np.flatnonzero(cached != labels)[0])
+        raise ValueError(
+            f"labels[{first}] is {cached[first]}, not {labels[first]} (the corpus' label)"
+        )
+    return BagOfWords(indptr, indices, counts, cached, tuple(str(w) for w in vocabulary), digest)
+
+
 def cached_bag_of_words(
     texts: Sequence[str],
     labels: Sequence[int] | np.ndarray,
@@ -148,14 +197,7 @@ def cached_bag_of_words(
     if path.is_file():
         try:
             with np.load(path, allow_pickle=False) as data:
-                return BagOfWords(
-                    data["indptr"],
-                    data["indices"],
-                    data["counts"],
-                    data["labels"],
-                    tuple(str(w) for w in data["vocabulary"]),
-                    digest,
-                )
+                return _checked_cache(data, label_array, n_features, digest)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             say(f"the cached features {path} cannot be read ({reason}): building them again")

