@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -63,7 +67,7 @@ def test_serial_processes_and_dask_give_identical_rows(tmp_path: Path) -> None:
 
     result = run_sweep(spec, tmp_path / "dask", executor=dask, progress=watch, target_steps=800)
     # scheduler and dashboard bind to localhost only
-    assert seen and all(a.startswith("tcp://127.0.0.1:") for a, _ in seen)
+    assert seen and all(a.startswith("tls://127.0.0.1:") for a, _ in seen)
     assert all(link is None or "127.0.0.1" in link for _, link in seen)
     assert result.tasks_run == result.tasks_total > 3
     serial = rows_without_wall_time(tmp_path / "serial")
@@ -96,6 +100,78 @@ def test_missing_dask_gives_the_install_command(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     with pytest.raises(MissingExtra, match=r"pip install risingbandits\[dask\]"):
         make_executor("dask")
+
+
+def test_missing_cryptography_gives_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local cluster's TLS credentials need cryptography; a scheduler of one's own does not."""
+    monkeypatch.setitem(sys.modules, "cryptography", None)
+    with pytest.raises(
+        MissingExtra, match=r"needs cryptography: pip install \"risingbandits\[dask\]"
+    ):
+        make_executor("dask")
+    assert isinstance(make_executor(scheduler="tcp://127.0.0.1:1"), DaskExecutor)
+
+
+async def _identity(address: str, security: Any) -> str:
+    """What the server at ``address`` says it is to a client with ``security``'s credentials (the
+    first request any client makes; a sync ``distributed.Client`` that failed to connect can
+    deadlock the next one when the garbage collector closes it)."""
+    from distributed.core import rpc
+
+    args = security.get_connection_args("client") if security is not None else {}
+    async with rpc(address, connection_args=args, timeout=3) as server:
+        reply = await asyncio.wait_for(server.identity(), 3)
+    return str(reply["type"])
+
+
+def test_the_local_cluster_answers_only_its_own_credentials() -> None:
+    """Any local user can find the scheduler's port on 127.0.0.1 (/proc/net/tcp): without the
+    cluster's own TLS credentials a client cannot even connect (it used to run tasks as us)."""
+    from distributed.security import Security
+
+    with DaskExecutor(workers=1) as ex:
+        address = ex.scheduler_address
+        own = ex._cluster.security
+        assert asyncio.run(_identity(address, own)) == "Scheduler"
+        for where, security in [
+            (address.replace("tls://", "tcp://"), None),  # plain TCP
+            (address.replace("tcp://", "tls://"), None),  # TLS without credentials
+            (address.replace("tcp://", "tls://"), Security.temporary()),  # credentials of one's own
+        ]:
+            with pytest.raises((OSError, TypeError)):
+                asyncio.run(_identity(where, security))
+        assert address.startswith("tls://127.0.0.1:")
+        assert sorted(ex.imap_unordered(abs, [-1, -2])) == [1, 2]
+
+
+def test_the_local_clusters_scratch_folder_is_private_and_removed() -> None:
+    """The workers spill pickles to their folders; the scheduler and the nannies put theirs first
+    on this process's sys.path. All are in a new folder of mode 0700 (Dask's default,
+    $TMPDIR/dask-scratch-space, may be another user's), removed at the end."""
+    with DaskExecutor(workers=1) as ex:
+        client = ex._client
+        used = [Path(w["local_directory"]) for w in client.scheduler_info()["workers"].values()]
+        used.append(Path(client.cluster.scheduler.local_directory))
+        (top,) = {folder.parents[1] for folder in used}  # top/dask-scratch-space/worker-xyz
+        info = top.stat()
+        assert stat.S_IMODE(info.st_mode) == 0o700 and info.st_uid == os.getuid()
+        assert top.name.startswith("risingbandits-dask-")
+    assert not top.exists()
+    assert not [entry for entry in sys.path if entry.startswith(str(top))]
+
+
+def test_no_scratch_folder_where_others_could_replace_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary folder others may write (not sticky) is refused in one line, before any
+    process starts, and the folder made in it is removed."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # writable by all, not sticky: anyone may rename what is in it
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    with pytest.raises(ValueError, match=r"can be written by group or others .*set TMPDIR"):
+        DaskExecutor(workers=1).__enter__()
+    assert not list(shared.iterdir())
 
 
 def test_a_failing_task_stops_the_sweep_and_keeps_finished_parts(tmp_path: Path) -> None:

@@ -10,7 +10,10 @@
   SIGTERM, a full disk) terminates them instead of waiting for their tasks;
 * ``dask``: Dask distributed, either an in-process ``LocalCluster`` whose scheduler, workers and
   dashboard bind to 127.0.0.1 only, or an existing scheduler (``address="tcp://host:8786"``).
-  Dask is optional: ``pip install risingbandits[dask]``.
+  The local cluster speaks TLS with temporary credentials only this process holds (any local
+  user can find and reach a port on 127.0.0.1: a plain one would let them run tasks as us) and
+  keeps its scratch data in a private temporary folder. Dask (and ``cryptography``, for the
+  TLS credentials) is optional: ``pip install risingbandits[dask]``.
 
 At most a few tasks per worker are in flight at once, so results never pile up in memory and an
 interrupted sweep loses at most the tasks that were running.
@@ -21,16 +24,20 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from risingbandits._jit import use_worker_opt_level
 from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
-from risingbandits.extras import MissingExtra
+from risingbandits.extras import MissingExtra, require
 from risingbandits.policies.machinery.checkpoint import shown
+from risingbandits.user_cache import NotPrivate, check_fixed
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -189,29 +196,62 @@ def _distributed() -> Any:
     return distributed
 
 
+def _scratch_dir() -> Path:
+    """A new private folder for a local cluster's scratch data: the workers spill pickles there,
+    and the scheduler and the nannies (in this process) put their folders first on its
+    ``sys.path``. Dask's default, ``$TMPDIR/dask-scratch-space``, has a fixed name another user
+    may create first. ``tempfile.mkdtemp`` makes a folder of mode 0700 under an unpredictable
+    name, so it needs no cleanup of earlier runs' folders nor a lock between concurrent sweeps,
+    and lies on local disk (a home folder, where the user cache usually is, may be on NFS).
+    Raises ``ValueError`` if another user could replace the folder (a temporary folder others
+    may write that is not sticky)."""
+    folder = Path(tempfile.mkdtemp(prefix="risingbandits-dask-")).resolve()
+    try:
+        check_fixed(folder)
+    except NotPrivate as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise ValueError(
+            f"the dask executor cannot keep its scratch data in the temporary folder: {exc} "
+            "(set TMPDIR to a folder of yours)"
+        ) from None
+    return folder
+
+
 class DaskExecutor:
-    """Dask distributed: a local cluster on 127.0.0.1, or the scheduler at ``address``."""
+    """Dask distributed: a local cluster on 127.0.0.1 (TLS, private scratch folder), or the
+    scheduler at ``address``."""
 
     def __init__(self, workers: int | None = None, address: str | None = None) -> None:
         self.workers = _check_workers(workers)
         self.address = address
         self._distributed = _distributed()
+        if address is None:  # Security.temporary() makes its credentials with cryptography
+            require("cryptography", "dask", "the dask executor's local cluster")
         self._cluster: Any = None
         self._client: Any = None
         self._quieted: int | None = None
+        self._scratch: Path | None = None
 
     def __enter__(self) -> DaskExecutor:
         dd = self._distributed
         if self.address is None:
-            self._cluster = dd.LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address="127.0.0.1:0",
-                silence_logs=logging.ERROR,
-            )
-            self._client = dd.Client(self._cluster)
+            self._scratch = _scratch_dir()
+            try:
+                self._cluster = dd.LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.ERROR,
+                    security=True,
+                    local_directory=str(self._scratch),  # the workers' folder
+                    scheduler_kwargs={"local_directory": str(self._scratch)},
+                )
+                self._client = dd.Client(self._cluster)
+            except BaseException:
+                self.__exit__(None, None, None)
+                raise
         else:
             try:
                 self._client = dd.Client(self.address, timeout="20s")
@@ -239,6 +279,9 @@ class DaskExecutor:
                 self._cluster.close()
         finally:
             self._client = self._cluster = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
             if self._quieted is not None:
                 _CLIENT_LOG.setLevel(self._quieted)
                 self._quieted = None
