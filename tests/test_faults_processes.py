@@ -39,12 +39,14 @@ CLI = "from risingbandits.cli import main; main()"
 GRACE = 5.0  # seconds the pool has to disappear
 
 
-def start_sweep(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[str], Path]:
+def start_sweep(
+    tmp_path: Path, *options: str, cli: str = CLI
+) -> tuple[subprocess.Popen[str], Path]:
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(out), *options],
+        [sys.executable, "-c", cli, "sweep", "run", str(spec), "--out", str(out), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -144,6 +146,48 @@ def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path)
     )
     assert status.problems == () and not status.complete
     assert not list(out.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_a_dask_sweeps_process_group_says_one_line(tmp_path: Path) -> None:
+    """A Ctrl-C reaches the terminal's whole process group: Dask's nannies and workers each
+    printed a KeyboardInterrupt traceback under the sweep's one line. (The CLI is started with
+    Python's own SIGINT handler: a test runner's worker may ignore SIGINT, and its children
+    would inherit that.)"""
+    ctrl_c = f"import signal; signal.signal(signal.SIGINT, signal.default_int_handler); {CLI}"
+    proc, out = start_sweep(tmp_path, "--executor", "dask", "--workers", "2", cli=ctrl_c)
+    pool: list[psutil.Process] = []
+    with cleanup(pool, proc):
+        pool += pool_of(proc, workers=2)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signal.SIGINT, err
+        assert survivors(pool) == []
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("interrupted: ") and lines[0].endswith(
+        f"resume with `risingbandits sweep resume {out}`"
+    )
+
+
+@pytest.mark.slow
+def test_sigterm_while_the_dask_cluster_starts_says_one_line(tmp_path: Path) -> None:
+    """A SIGTERM while the local cluster was being built left it half made: Dask's exit hook
+    then failed to close it with a traceback under the sweep's one line."""
+    proc, out = start_sweep(tmp_path, "--executor", "dask", "--workers", "2")
+    with cleanup([], proc):
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 60
+        while not parent.children():  # the cluster's first process: it is being built
+            assert time.monotonic() < deadline and proc.poll() is None, "no cluster started"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines == [
+        f"stopped by SIGTERM: 0 of 2400 cells done; resume with `risingbandits sweep resume {out}`"
+    ], err
 
 
 def test_the_watchdog_sees_a_gone_a_zombie_and_a_reused_pid_as_gone() -> None:
