@@ -588,3 +588,22 @@ def test_killing_the_driver_leaves_no_ray_process(tmp_path: Path) -> None:
         driver.kill()
         driver.wait()
         kill_left(processes)
+
+
+def test_a_ray_token_others_can_read_is_made_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray 2.60 writes the token of a local instance's authentication with the umask's mode."""
+    monkeypatch.delenv("RISINGBANDITS_NOTICES_SHOWN", raising=False)
+    token = tmp_path / "auth_token"
+    token.write_text("secret")
+    token.chmod(0o644)
+    ray_tune.keep_ray_token_private(token)
+    assert token.stat().st_mode & 0o777 == 0o600
+    assert capsys.readouterr().err == (
+        f"risingbandits: {token} could be read by group or others (mode 644), who could run "
+        "code on the Ray instance with it: its mode is now 600\n"
+    )
+    ray_tune.keep_ray_token_private(token)  # private already: nothing said
+    ray_tune.keep_ray_token_private(tmp_path / "none")  # authentication off: no token
+    assert capsys.readouterr().err == ""

@@ -75,6 +75,8 @@ recommended trial (its id) and its last score. Needs
 from __future__ import annotations
 
 import inspect
+import os
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -99,6 +101,7 @@ from risingbandits.modelselect import DEFAULT_POLICY, ModelSelector  # noqa: E40
 from risingbandits.modelselect.costs import least_cost  # noqa: E402
 from risingbandits.modelselect.scores import parse_score_range  # noqa: E402
 from risingbandits.policies.machinery.checkpoint import integer, number  # noqa: E402
+from risingbandits.user_cache import notice_once  # noqa: E402
 
 if TYPE_CHECKING:
     from ray.tune.execution.tune_controller import TuneController
@@ -499,6 +502,26 @@ def _store_logs(tune_controller: TuneController, trial: Trial) -> None:
             )
 
 
+def keep_ray_token_private(token: Path | None = None) -> None:
+    """Ray (2.59 on) starts a local instance with token authentication, the token it generates
+    kept in ``~/.ray/auth_token`` with the umask's mode (0644 by default): in a home folder other
+    users can enter, they could read it and run code on the instance, which listens on every
+    interface. A token file of this user's that group or others can read is made 0600, and one
+    line says so."""
+    token = token or Path.home() / ".ray" / "auth_token"
+    try:
+        info = token.lstat()
+    except OSError:  # no token: authentication is off (RAY_AUTH_MODE=disabled)
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077:
+        token.chmod(0o600)
+        notice_once(
+            "ray-token",
+            f"{token} could be read by group or others (mode {stat.S_IMODE(info.st_mode):o}), "
+            "who could run code on the Ray instance with it: its mode is now 600",
+        )
+
+
 @contextmanager
 def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None]:
     """A local Ray instance for the scope (``ray.init(num_cpus=...)``, no dashboard), shut
@@ -510,6 +533,7 @@ def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None
     with ProcessGuard() as guard, handlers_given_back(TAKEN_BY_TUNE):
         ray.init(num_cpus=num_cpus, include_dashboard=False, **init_options)
         guard.scan()  # Ray's processes are known to the guardian before anything else runs
+        keep_ray_token_private()
         try:
             yield
         finally:
