@@ -193,6 +193,22 @@ def test_a_failing_task_stops_the_sweep_and_keeps_finished_parts(tmp_path: Path)
     assert result.resumed and result.tasks_run == result.tasks_total - 2
 
 
+def test_a_new_sweep_whose_executor_cannot_start_leaves_its_folder_free(tmp_path: Path) -> None:
+    """An unreachable Dask scheduler left a manifest: the same --out then refused another spec
+    ("holds a sweep of another spec") though nothing had been computed."""
+
+    class Unreachable(SerialExecutor):
+        def __enter__(self) -> SerialExecutor:
+            raise ValueError("scheduler='tcp://127.0.0.1:1' cannot be reached")
+
+    out = tmp_path / "s"
+    with pytest.raises(ValueError, match="cannot be reached"):
+        run_sweep(parse_spec(SPEC), out, executor=Unreachable(), target_steps=800)
+    assert not [p for p in out.iterdir() if p.name != ".lock"]
+    other = run_sweep(parse_spec(TINY), out, executor="serial")
+    assert not other.resumed and other.tasks_run == other.tasks_total
+
+
 def _opt_level(_: object) -> int:  # runs on a worker
     from numba.core import config
 

@@ -271,6 +271,14 @@ class Store:
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(self.manifest_path, lambda f: f.write(text))
 
+    def discard_new(self) -> None:
+        """Undo :meth:`create` while no part is written: the manifest and the empty parts
+        folder go (the folder holds no result, and stays free for another spec)."""
+        if any(self.parts_dir.iterdir()):
+            return
+        self.manifest_path.unlink(missing_ok=True)
+        self.parts_dir.rmdir()
+
     def check_new_or_same(self, spec: Spec) -> bool:
         """True when the directory holds this spec's sweep (resume), False when it is new.
 

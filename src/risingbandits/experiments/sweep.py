@@ -12,6 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +130,14 @@ def run_sweep(
             progress(before, total)
         if todo:
             writer = _PartWriter(store, sweep_spec.hash, before, total, progress)
-            with runner as pool, writer:
+            with ExitStack() as stack:
+                try:
+                    pool = stack.enter_context(runner)
+                except BaseException:
+                    if not resumed:  # nothing computed (a Dask scheduler out of reach)
+                        store.discard_new()
+                    raise
+                stack.enter_context(writer)
                 for result in pool.imap_unordered(run_task_part, todo):
                     writer.submit(result)
     return SweepResult(
