@@ -193,6 +193,25 @@ def test_a_full_disk_is_one_line_and_the_store_resumes(
     assert read_rows(out) == read_rows(clean)
 
 
+def test_a_full_disk_before_the_manifest_says_to_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said to resume, which then found no sweep there."""
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(TINY)
+    out = tmp_path / "out"
+
+    def full(path: Path, write: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(store_module, "atomic_write", full)
+    line = error_line(sweep("run", str(spec), "--out", str(out), "--executor", "serial"), code=1)
+    assert line.startswith(f"error: cannot write {out / 'manifest.json'}")
+    assert line.endswith(
+        "make room, then run the same `risingbandits sweep run` again (nothing was kept)"
+    )
+
+
 @pytest.mark.parametrize(
     "out, reason",
     [

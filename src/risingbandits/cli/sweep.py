@@ -130,6 +130,14 @@ def _cells_kept(store: Store) -> str:
     return f"{status.cells_done} of {status.cells_total} cells done; " if status else ""
 
 
+def _go_on(store: Store, directory: Path, then: str) -> str:
+    """How to go on after a stop: resume a sweep whose manifest was written, else start it
+    again (a stop before the manifest, or a new sweep whose executor never started)."""
+    if store.exists():
+        return f"{then} `risingbandits sweep resume {directory}`"
+    return "run the same `risingbandits sweep run` again (nothing was kept)"
+
+
 def _execute(
     directory: Path,
     start: Callable[[Callable[[int, int], None]], SweepResult],
@@ -144,20 +152,20 @@ def _execute(
     except KeyboardInterrupt as exc:
         what, code = interruption(exc)
         kept = _cells_kept(store)
-        err.print(f"{what}: {kept}resume with `risingbandits sweep resume {directory}`")
+        err.print(f"{what}: {kept}{_go_on(store, directory, 'resume with')}")
         raise typer.Exit(code) from None
     except SchedulerLost as exc:
         kept = _cells_kept(store)
         fail(
-            f"{exc}: {kept}resume with `risingbandits sweep resume {directory}` once it is back "
-            "(or with another executor)",
+            f"{exc}: {kept}{_go_on(store, directory, 'resume with')} once it is back (or with "
+            "another executor)",
             code=1,
         )
     except OSError as exc:
         kept = _cells_kept(store)
         fail(
             f"cannot write {os_error_text(exc)}: {kept}make room, then "
-            f"`risingbandits sweep resume {directory}`",
+            f"{_go_on(store, directory, 'run')}",
             code=1,
         )
     if result.set_aside:
