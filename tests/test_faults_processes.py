@@ -127,18 +127,26 @@ def test_sigkill_of_the_cli_ends_every_pool_process(
         assert survivors(pool) == []
 
 
-@pytest.mark.slow
-def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path) -> None:
-    proc, out = start_sweep(tmp_path, "--workers", "2")
+def stopped_mid_sweep(
+    proc: subprocess.Popen[str], stop: signal.Signals, *, group: bool = False
+) -> list[str]:
+    """Send ``stop`` to the CLI (or its whole process group, as a terminal's Ctrl-C does) once
+    two workers compute; assert its exit code and that its pool is gone; its stderr's lines."""
     pool: list[psutil.Process] = []
     with cleanup(pool, proc):
         pool += pool_of(proc, workers=2)
-        os.kill(proc.pid, signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-        assert proc.returncode == 128 + signal.SIGTERM, err
+        (os.killpg if group else os.kill)(proc.pid, stop)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + stop, err
         assert survivors(pool) == []
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1, err
+    return [ln for ln in err.splitlines() if ln.strip()]
+
+
+@pytest.mark.slow
+def test_sigterm_stops_like_ctrl_c_keeps_parts_and_ends_the_pool(tmp_path: Path) -> None:
+    proc, out = start_sweep(tmp_path, "--workers", "2")
+    lines = stopped_mid_sweep(proc, signal.SIGTERM)
+    assert len(lines) == 1, lines
     status = Store(out).status()
     assert lines[0] == (
         f"stopped by SIGTERM: {status.cells_done} of {status.cells_total} cells done; "
@@ -156,15 +164,8 @@ def test_ctrl_c_to_a_dask_sweeps_process_group_says_one_line(tmp_path: Path) -> 
     would inherit that.)"""
     ctrl_c = f"import signal; signal.signal(signal.SIGINT, signal.default_int_handler); {CLI}"
     proc, out = start_sweep(tmp_path, "--executor", "dask", "--workers", "2", cli=ctrl_c)
-    pool: list[psutil.Process] = []
-    with cleanup(pool, proc):
-        pool += pool_of(proc, workers=2)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 128 + signal.SIGINT, err
-        assert survivors(pool) == []
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1, err
+    lines = stopped_mid_sweep(proc, signal.SIGINT, group=True)
+    assert len(lines) == 1, lines
     assert lines[0].startswith("interrupted: ") and lines[0].endswith(
         f"resume with `risingbandits sweep resume {out}`"
     )
@@ -185,9 +186,10 @@ def test_sigterm_while_the_dask_cluster_starts_says_one_line(tmp_path: Path) -> 
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert lines == [
-        f"stopped by SIGTERM: 0 of 2400 cells done; resume with `risingbandits sweep resume {out}`"
+    assert lines == [  # nothing computed: the new sweep's folder is given back
+        "stopped by SIGTERM: run the same `risingbandits sweep run` again (nothing was kept)"
     ], err
+    assert not (out / "manifest.json").exists()
 
 
 def test_the_watchdog_sees_a_gone_a_zombie_and_a_reused_pid_as_gone() -> None:
