@@ -112,9 +112,13 @@ def test_data_imdb_refuses_a_cache_dir_it_cannot_fill(acl: Path, tmp_path: Path)
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
+    group = tmp_path / "group"
+    group.mkdir()
+    group.chmod(0o775)  # fine for results, not for a cache read back
     for folder, why in (
         (tmp_path / "afile" / "x", "cannot be written (Not a directory)"),
-        (shared, "can be written by group or others (mode 777"),
+        (shared, "can be written by others (mode 777"),
+        (group, "can be written by group or others (mode 775"),
     ):
         result = runner.invoke(
             app, ["data", "imdb", "--imdb-dir", str(acl), "--cache-dir", str(folder)]
@@ -124,7 +128,7 @@ def test_data_imdb_refuses_a_cache_dir_it_cannot_fill(acl: Path, tmp_path: Path)
         )  # "features cached" before
         (line,) = result.stderr.strip().splitlines()
         assert line.startswith(f"error: --cache-dir={str(folder)!r} ") and why in line
-    assert list(shared.iterdir()) == []
+    assert list(shared.iterdir()) == list(group.iterdir()) == []
 
 
 @pytest.mark.parametrize(
