@@ -45,8 +45,12 @@ def start_sweep(
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
     out = tmp_path / "out"
+    # a killed Dask cluster's scratch folder goes with the test's (not the forkserver's socket:
+    # a path that long would not fit)
+    scratch = {"TMPDIR": str(tmp_path)} if "dask" in options else {}
     proc = subprocess.Popen(
         [sys.executable, "-c", cli, "sweep", "run", str(spec), "--out", str(out), *options],
+        env={**os.environ, **scratch},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
