@@ -43,6 +43,14 @@ def test_dominance_reports_a_violation() -> None:
     ("args", "message"),
     [
         (["--ltf-b", "0.5", "--ltf-t-sat", "100,20", "--horizon", "5"], "--ltf-b has 1 value"),
+        (  # the value that is no number, not the count of values (said first before)
+            ["--ltf-b", "abc", "--ltf-t-sat", "10,20", "--horizon", "5"],
+            "--ltf-b[arm 0]='abc' is not allowed: use a rational number",
+        ),
+        (
+            ["--ltf-b", "0.5,0.3", "--ltf-t-sat", "10,x,3", "--horizon", "5"],
+            "--ltf-t-sat[arm 1]='x' is not allowed: use a rational number",
+        ),
         (["--ltf-b", "1.5,0.3", "--ltf-t-sat", "100,20", "--horizon", "5"], "use 0 < b < 1"),
         (["--ltf-b", "0,0.3", "--ltf-t-sat", "100,20", "--horizon", "5"], "use 0 < b < 1"),
         (["--ltf-b", "0.5,0.3", "--ltf-t-sat", "100,20", "--horizon", "0"], "--horizon=0"),

@@ -79,6 +79,10 @@ def imdb(
     if seed < 0:
         raise UserError(f"--seed={seed} is not allowed: use a non-negative integer")
     given_curves = None if curves is None else _curve_table(curves, [s.name for s in specs])
+    if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
+        raise UserError(
+            f"--cache-dir={str(cache_dir)!r} is not allowed: it is a file, not a folder"
+        )
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
     with progress_bar(disable=as_json) as bar:

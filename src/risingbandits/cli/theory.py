@@ -50,6 +50,9 @@ def _exact_ltf(ltf_b: str | None, ltf_t_sat: str | None) -> ExactLTF:
         raise UserError("give both --ltf-b and --ltf-t-sat (one value per arm)")
     b = _split(ltf_b, "--ltf-b")
     t_sat = _split(ltf_t_sat, "--ltf-t-sat")
+    for option, values in (("--ltf-b", b), ("--ltf-t-sat", t_sat)):
+        for i, value in enumerate(values):  # a value that is no number before a count of them
+            as_fraction(value, f"{option}[arm {i}]")
     if len(b) != len(t_sat):
         raise UserError(
             f"--ltf-b has {len(b)} value(s) and --ltf-t-sat has {len(t_sat)}: give one per arm"
