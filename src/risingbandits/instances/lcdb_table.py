@@ -30,11 +30,11 @@ cache goes to ``lcdb/dir-<hash of the folder>``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from risingbandits.extras import MissingExtra
+from risingbandits.outputs import atomic_write
 from risingbandits.user_cache import private_dir, user_cache_root
 
 INSTALL = 'pip install "risingbandits[lcdb]"'
@@ -295,21 +296,13 @@ def _read_cache(path: Path, stamp: bytes) -> dict[str, np.ndarray] | None:
 
 
 def _write_cache(table: Any, path: Path, stamp: bytes) -> None:
-    """Write ``table`` to ``path`` atomically (a temporary file renamed into place); a cache
-    that cannot be written is skipped (the curves are then parsed again next time)."""
+    """Write ``table`` to ``path`` atomically (:func:`~risingbandits.outputs.atomic_write`); a
+    cache that cannot be written is skipped (the curves are then parsed again next time)."""
     import pyarrow.parquet as pq
 
     tagged = table.replace_schema_metadata({b"source": stamp, b"format": CACHE_FORMAT})
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".accuracy-", suffix=".tmp")
-        os.close(fd)
-        try:
-            pq.write_table(tagged, tmp)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-    except OSError:
-        return
+    with contextlib.suppress(OSError):
+        atomic_write(path, partial(pq.write_table, tagged))
 
 
 def _read_names(path: Path) -> dict[int, str]:

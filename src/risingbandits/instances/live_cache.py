@@ -17,11 +17,10 @@ truncated, recorded under other rules or on other data) is refused with its name
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from risingbandits.instances.live import (
     pool_names,
     rules_digest,
 )
+from risingbandits.outputs import atomic_write
 from risingbandits.user_cache import NotPrivate, private_dir, user_cache_root
 
 RULES = "live-v1"
@@ -113,22 +113,17 @@ def build_command(dataset: str, seed: int, units: int) -> str:
 
 
 def write_task(folder: Path, task: Task) -> Path:
-    """Write ``task`` into ``folder`` atomically (a temporary file renamed into place)."""
+    """Write ``task`` into ``folder`` atomically (:func:`~risingbandits.outputs.atomic_write`)."""
     path = task_path(folder, task.dataset, task.seed)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.stem}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(
-                fh,
-                validation=task.validation,
-                test=task.test,
-                seconds=task.seconds,
-                candidates=np.asarray(task.candidates, dtype=str),
-                info=np.asarray(json.dumps(task.info(), sort_keys=True)),
-            )
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    save = partial(
+        np.savez,
+        validation=task.validation,
+        test=task.test,
+        seconds=task.seconds,
+        candidates=np.asarray(task.candidates, dtype=str),
+        info=np.asarray(json.dumps(task.info(), sort_keys=True)),
+    )
+    atomic_write(path, save)
     return path
 
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from collections.abc import Mapping
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 from risingbandits.modelselect.costs import COST_MODES
+from risingbandits.outputs import atomic_write
 from risingbandits.policies.machinery.capacity import MAX_HORIZON
 from risingbandits.policies.machinery.checkpoint import integer, number, refuse, shown
 
@@ -116,28 +117,22 @@ def checkpoint_path(path: Any) -> Path:
 
 
 def write_checkpoint(path: str | Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path``, atomically: a part file of its own (a random name,
-    created exclusively), flushed to disk (fsync: after a power cut the checkpoint is the old
-    one or the new one, never empty), renamed into place. A path that is a folder, or in a
-    folder that is missing or not writable, is one ValueError line."""
+    """Write ``data`` as JSON to ``path``, atomically (:func:`~risingbandits.outputs.atomic_write`:
+    a temporary file of its own, a random name created exclusively, flushed to disk, so after a
+    power cut the checkpoint is the old one or the new one, never empty; renamed into place). A
+    path that is a folder, or in a folder that is missing or not writable, is one ValueError
+    line."""
     target = checkpoint_path(path)
     if target.is_dir():
         raise ValueError(f"checkpoint {str(target)!r} cannot be written: it is a folder")
-    text = json.dumps(data)
-    part = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(8)}.part")
+    text = json.dumps(data).encode()
     try:
-        with part.open("x") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(part, target)
+        atomic_write(target, methodcaller("write", text))
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
         raise ValueError(
             f"checkpoint {str(target)!r} cannot be written ({exc.strerror}): give a file in an "
             "existing, writable folder"
         ) from None
-    finally:
-        part.unlink(missing_ok=True)
 
 
 def read_checkpoint(path: str | Path) -> Mapping[str, Any]:

@@ -20,16 +20,17 @@ the shared LR and OGD learning curves (see the tests).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+from risingbandits.outputs import atomic_write
 from risingbandits.user_cache import private_dir
 
 RULE = "bow-v1"
@@ -203,15 +204,13 @@ def cached_bag_of_words(
             say(f"the cached features {path} cannot be read ({reason}): building them again")
     say(f"building the bag of words of {len(texts):,} reviews (once per corpus) ...")
     bow = bag_of_words(texts, label_array, n_features)
-    part = path.with_name(path.name + f".{os.getpid()}.part")
-    with part.open("wb") as fh:
-        np.savez(
-            fh,
-            indptr=bow.indptr,
-            indices=bow.indices,
-            counts=bow.counts,
-            labels=bow.labels,
-            vocabulary=np.asarray(bow.vocabulary),
-        )
-    os.replace(part, path)
+    save = partial(
+        np.savez,
+        indptr=bow.indptr,
+        indices=bow.indices,
+        counts=bow.counts,
+        labels=bow.labels,
+        vocabulary=np.asarray(bow.vocabulary),
+    )
+    atomic_write(path, save)
     return bow
