@@ -98,7 +98,7 @@ def test_bad_input_one_line_each(acl: Path, tmp_path: Path) -> None:
     a_file = tmp_path / "a.csv"
     a_file.write_text("")
     assert one_line_error(["modelselect", "imdb", "--cache-dir", str(a_file)]) == (
-        f"error: --cache-dir={str(a_file)!r} is not allowed: it is a file, not a folder"
+        f"error: --cache-dir={str(a_file)!r} is not allowed: it is a file, not a directory"
     )
     assert "--out=" in one_line_error(
         ["data", "curves", "imdb", "--out", str(tmp_path / "c.txt"), *common]

@@ -21,14 +21,12 @@ interrupted sweep loses at most the tasks that were running.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import multiprocessing
 import os
 import shutil
 import signal
 import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
@@ -39,7 +37,7 @@ from typing import Any, Protocol, TypeVar
 from risingbandits._jit import use_worker_opt_level
 from risingbandits.experiments.watchdog import ProcessIdentity, watch_owner
 from risingbandits.extras import MissingExtra, require
-from risingbandits.integrations.handlers import signals_deferred
+from risingbandits.integrations.handlers import ignored_by_children, signals_deferred
 from risingbandits.policies.machinery.checkpoint import shown
 from risingbandits.user_cache import NotPrivate, check_fixed
 
@@ -221,23 +219,6 @@ def _scratch_dir() -> Path:
     return folder
 
 
-@contextlib.contextmanager
-def _ctrl_c_ignored_by_children() -> Iterator[None]:
-    """SIGINT ignored while a local cluster starts its processes, which keep the disposition:
-    a Ctrl-C reaches the whole process group, and the sweep alone should stop (closing them),
-    not each nanny and worker with a traceback of its own (the process pool's workers ignore it
-    too: :func:`~risingbandits.experiments.watchdog.watch_owner`). A Ctrl-C in those seconds is
-    lost; SIGTERM and SIGHUP are held back (the caller's ``signals_deferred``)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 class DaskExecutor:
     """Dask distributed: a local cluster on 127.0.0.1 (TLS, private scratch folder), or the
     scheduler at ``address``."""
@@ -257,8 +238,13 @@ class DaskExecutor:
         dd = self._distributed
         if self.address is None:
             self._scratch = _scratch_dir()
-            try:  # a signal in these seconds comes once both are built: __exit__ closes them
-                with signals_deferred(), _ctrl_c_ignored_by_children():
+            # SIGTERM and SIGHUP in these seconds come once both are built (__exit__ closes
+            # them); a Ctrl-C reaches the whole process group, so the cluster's processes ignore
+            # it and the sweep alone stops (closing them), not each with a traceback of its own
+            # (the process pool's workers ignore it too: watchdog.watch_owner). A Ctrl-C while
+            # it starts is lost.
+            try:
+                with signals_deferred(), ignored_by_children(signal.SIGINT):
                     self._cluster = dd.LocalCluster(
                         n_workers=self.workers,
                         threads_per_worker=1,

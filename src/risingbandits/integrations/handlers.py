@@ -6,6 +6,8 @@
 * :func:`handlers_given_back`: the block may install handlers of its own; the ones found are
   put back at its end (Ray Tune 2.60's ``Tuner.fit`` installs SIGINT and SIGUSR1 handlers and
   leaves them, so a later Ctrl-C in the process only logged a warning).
+* :func:`ignored_by_children`: a signal ignored for the block, so the processes started in it
+  keep ignoring it (a Python handler is reset when a child starts its program; ignoring is not).
 
 Python runs signal handlers in the main thread only: elsewhere both run the block as it is.
 """
@@ -44,6 +46,16 @@ def signals_deferred() -> Iterator[None]:
     finally:
         if held:  # also when the block raised: the signal is not lost
             signal.raise_signal(held[0])
+
+
+@contextlib.contextmanager
+def ignored_by_children(sig: signal.Signals) -> Iterator[None]:
+    """``sig`` ignored in the block (this process loses it there), and in the processes started
+    in it for good; its handler put back at the end."""
+    with handlers_given_back((sig,)):
+        if _main_thread():
+            signal.signal(sig, signal.SIG_IGN)
+        yield
 
 
 @contextlib.contextmanager
