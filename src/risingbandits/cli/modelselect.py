@@ -81,7 +81,7 @@ def imdb(
     given_curves = None if curves is None else _curve_table(curves, [s.name for s in specs])
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
         raise UserError(
-            f"--cache-dir={str(cache_dir)!r} is not allowed: it is a file, not a folder"
+            f"--cache-dir={str(cache_dir)!r} is not allowed: it is a file, not a directory"
         )
     bow = load_features(cache_dir, imdb_dir, notify=Console(stderr=True).print)
     start = time.perf_counter()
