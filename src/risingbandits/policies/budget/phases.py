@@ -126,16 +126,16 @@ def reject_down_to(active: np.ndarray, values: np.ndarray, keep: int, ties: np.n
 
 
 @helper
-def end_phases(state: Any, n: int, values: np.ndarray) -> None:
+def end_phases(state: Any, n: int) -> None:
     """After a pull that gave the pulled arm ``n`` pulls: end every phase whose target all
-    survivors reached, rejecting the arms with the lowest ``values`` down to its ``keep``
+    survivors reached, rejecting the arms with the lowest statistic down to its ``keep``
     (``state``: a :class:`PhaseState` or a state with its phase fields, HACE-UCB's). Within a
     phase the pulled arm had the fewest pulls: a phase can only end when it reaches the target,
     so the O(K) check runs once per arm and phase."""
     p = state.phase[0]
     if p >= state.targets.shape[0] or n < state.targets[p]:
         return
-    active = state.active
+    active, values = state.active, state.values
     while p < state.targets.shape[0]:
         for i in range(active.shape[0]):
             if active[i] and state.hist.counts[i] < state.targets[p]:
@@ -150,7 +150,7 @@ def _update(state: PhaseState, arm: int, reward: float, t: int, rng: np.ndarray)
     history_push(state.hist, arm, reward)
     n = state.hist.counts[arm]
     state.values[arm] = recent_mean(state.hist.prefix, arm, n, state.eps, state.min_window)
-    end_phases(state, n, state.values)
+    end_phases(state, n)
 
 
 def _recommend(state: PhaseState, counts: np.ndarray, last: np.ndarray) -> int:

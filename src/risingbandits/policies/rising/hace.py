@@ -27,12 +27,8 @@ the halving rounds a small budget calls for, then ACE-UCB among the survivors:
   :func:`~risingbandits.policies.machinery.common.show_queue`, so a selector whose forced
   candidate is busy starts the next survivor, never an eliminated one); at the end of a round
   the arms with the lowest statistic, the mean of their last ``halving_window`` x n rewards (at
-  least one), are eliminated, ranked by the statistic plus :data:`TIE_BY_MEAN` times the mean
-  of *all* the arm's rewards (:func:`~risingbandits.policies.budget.phases.end_phases`): a tie
-  goes to the lower mean, a tie of both at random. With a few pulls the statistic is one
-  reward, and validation accuracies (steps of 1 / n) or Bernoulli rewards tie often: a quarter
-  of live-v1's development tasks tie across the cut of a round (``docs/deadlines-tuning.md``,
-  "Ties go to the longer mean").
+  least one), are eliminated (ties at random:
+  :func:`~risingbandits.policies.budget.phases.end_phases`).
 * **Hand-over** (:func:`leader_clear`): after a sweep of the round robin (every survivor has
   the same pulls), once the leader's halving statistic leads the runner-up's by ``clear_by``
   x sigma_up x sqrt(2 / q) (q its rewards; sigma_up an upper 95% bound on the noise from the
@@ -166,7 +162,6 @@ class HaceState(NamedTuple):
     # the halving rounds, by the names end_phases reads
     active: np.ndarray  # bool per arm: still a candidate
     values: np.ndarray  # each arm's halving statistic after its last pull
-    ranked: np.ndarray  # what eliminations rank by: values + TIE_BY_MEAN x mean of all rewards
     targets: np.ndarray  # cumulative pulls per survivor at the end of each round
     keep: np.ndarray  # survivors after each round
     phase: np.ndarray  # [p]: the current round (len(targets) once the rounds are over)
@@ -368,19 +363,11 @@ def leader_clear(state: HaceState) -> bool:
     return first - second > state.clear_by * spread
 
 
-TIE_BY_MEAN = 1e-9
-"""Eliminations rank by the halving statistic plus this times the arm's mean of all its rewards:
-equal statistics (up to the rounding of running sums, about 1e-16) go to the lower mean, which
-the statistic's few rewards cannot tell apart (chosen on the development instances:
-``docs/deadlines-tuning.md``, "Ties go to the longer mean")."""
-
-
 def _update(state: HaceState, arm: int, reward: float, t: int, rng: np.ndarray) -> None:
     ace_observe(state, arm, reward)
     n = state.hist.counts[arm]
     state.values[arm] = recent_mean(state.hist.prefix, arm, n, state.halving_window, 1)
-    state.ranked[arm] = state.values[arm] + TIE_BY_MEAN * state.hist.prefix[arm, n] / n
-    end_phases(state, n, state.ranked)
+    end_phases(state, n)
 
 
 DEPLOY_NOISE = 0.06
@@ -481,7 +468,7 @@ def end_cost_rounds(state: HaceState) -> None:
                 state.budget[ROUND] = r
                 return
         keep = max(int(state.full[r, 1]), int(state.budget[LANES]))
-        reject_down_to(state.active, state.ranked, keep, state.ties)
+        reject_down_to(state.active, state.values, keep, state.ties)
         r += 1
         if enough_for_index(state):
             r = rounds
@@ -624,7 +611,6 @@ class HaceUCB(AceUCB):
         return HaceState(
             *ace._replace(start=0 if targets else ace.start),
             np.ones(n_arms, np.bool_),
-            np.zeros(n_arms),
             np.zeros(n_arms),
             np.asarray(targets, np.int64),
             np.asarray(keep, np.int64),
