@@ -1,5 +1,6 @@
 """``tuning/deadlines_dev.py --draws``: the dev tasks with several candidate draws, pooled, each
-(instance, draw) its own unit of the intervals; a bad ``--draws`` is one parser error. The same
+(instance, draw) its own unit of the intervals or each task (``--by task``); a bad ``--draws``
+is one parser error. The same
 for ``tuning/deadlines_heldout.py --pooled``, and its ``--draw`` refuses the report's seeds; the
 statistics of ``tuning/deploy_noise_screen.py``."""
 
@@ -31,13 +32,70 @@ def test_draws_are_distinct_seeds_and_a_bad_value_is_named() -> None:
         assert raised.value.code == 2
 
 
-def test_pooled_draws_name_each_instance_with_its_draw() -> None:
+def test_pooled_draws_name_each_instance_with_its_draw_or_its_task() -> None:
     script = deadlines_dev()
     task = {"instance": ["lcdb-v1/0/2", "lcdb-v1/0/2"], "final_gap": [0.1, 0.2]}
     assert script.pooled(task, 0, 1) is task  # one draw: the rows as kept
+    assert script.pooled(task, 0, 1, "task") is task
     named = script.pooled(task, 3, 4)
     assert named["instance"] == ["lcdb-v1/0/2@draw3"] * 2 and named["final_gap"] == [0.1, 0.2]
     assert task["instance"] == ["lcdb-v1/0/2"] * 2  # the kept rows are not changed
+    other = {"instance": ["lcdb-v1/3/2"], "final_gap": [0.4]}
+    by_task = [script.pooled(t, d, 4, "task")["instance"] for t, d in ((task, 0), (other, 3))]
+    assert by_task == [["lcdb-v1/2"] * 2, ["lcdb-v1/2"]]  # the draws of a task: one unit
+    assert script.task_name("lcdb-v1/9/14@draw9") == "lcdb-v1/14"
+    assert script.task_name("lcdb-v1/0/14") == "lcdb-v1/14"
+
+
+def two_tasks_four_draws() -> list[tuple[int, dict[str, list[Any]]]]:
+    """Kept rows of two LCDB tasks with four candidate draws each, in one cell (W = 1, 4 steps):
+    the second method lower than the default on every unit, by 0.001 on one task and 0.02 on
+    the other; the rest as good as the default."""
+    from risingbandits.reproduce.deadlines import COLUMNS, methods
+
+    labels = [label for label, _, _ in methods()]
+    kept = []
+    for draw in range(4):
+        for index, lower in ((1, 0.001), (2, 0.02)):
+            rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+            for j, label in enumerate(labels):
+                gap = 0.05 - (lower + 0.0001 * draw if j == 1 else 0.0)
+                values = ("lcdb", f"lcdb-v1/{draw}/{index}", 0, 1, 4, label, gap, 0, 0, 1, 0)
+                for key, value in zip(COLUMNS, values, strict=True):
+                    rows[key].append(value)
+            kept.append((draw, rows))
+    return kept
+
+
+def test_intervals_over_tasks_average_each_tasks_draws_first() -> None:
+    """Over the eight (instance, draw) units the other method is significantly lower; over the
+    two tasks (each one's draws averaged) the interval, with one degree of freedom, is not."""
+    from risingbandits.reproduce.deadlines import methods
+    from risingbandits.reproduce.sections.deadlines import DeadlineRows
+
+    script = deadlines_dev()
+    kept = two_tasks_four_draws()
+    cell, other = (1, 4), [label for label, _, _ in methods()][1]
+    units = DeadlineRows(script.pooled(t, d, 4) for d, t in kept)
+    tasks = DeadlineRows(script.pooled(t, d, 4, "task") for d, t in kept)
+    assert units.instances == 8 and tasks.instances == 2
+    assert units.paired(cell, other).mean == pytest.approx(tasks.paired(cell, other).mean)
+    assert units.paired(cell, other).high < 0 and not units.goal_met(cell)
+    assert tasks.paired(cell, other).high > 0 and tasks.goal_met(cell)
+
+
+def test_the_held_out_script_counts_the_cells_over_units_and_over_tasks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "tuning"))
+    script = load_script("tuning/deadlines_heldout.py", "deadlines_heldout")
+    kept = two_tasks_four_draws()
+    met, cells, lines = script.judge([script.pooled(t, d, 4) for d, t in kept])
+    assert (met, cells) == (0, 1)
+    assert lines[-1].startswith("lcdb W= 1 m=   4 | hace-ucb 0.0500")
+    assert lines[-1].endswith("GOAL FAILS") and "!" in lines[-1]
+    met, cells, lines = script.judge([script.pooled(t, d, 4, "task") for d, t in kept])
+    assert (met, cells) == (1, 1) and lines[-1].endswith("goal holds") and "!" not in lines[-1]
 
 
 @pytest.mark.parametrize(
@@ -101,8 +159,7 @@ def test_the_chance_script_applies_the_reports_test_to_each_set(
 ) -> None:
     """``tuning/deadlines_chance.py``: a cell is lost on a set where the default is not lowest and
     another method's paired interval lies below 0 (as the report judges); the null world flips
-    the sign of each paired difference and keeps its size; a set draws tasks, one unit of each;
-    a unit's task is its instance without the draw."""
+    the sign of each paired difference and keeps its size; a set draws tasks, one unit of each."""
     script = deadlines_chance(monkeypatch)
     noise = np.linspace(-0.001, 0.001, 10)
     gaps = np.zeros((10, 3, 2))  # units, cells, methods (the default first)
@@ -131,8 +188,6 @@ def test_the_chance_script_applies_the_reports_test_to_each_set(
     assert both.shape == (500, 2, 4) and both.max() <= 4
     assert np.array_equal(two_each[both[:, 0]], two_each[both[:, 1]])  # the same tasks
     assert np.all(both[:, 0] != both[:, 1])  # each with its candidates of another draw
-    assert script.task_name("lcdb-v1/9/14@draw9") == "lcdb-v1/14"
-    assert script.task_name("lcdb-v1/0/14") == "lcdb-v1/14"
 
 
 def test_the_chance_scripts_test_is_the_reports_on_kept_rows(

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from deadlines_dev import draw_list, pooled
+from deadlines_dev import draw_list, pooled, task_name
 
 from risingbandits.analysis.stats import cluster_means, t_quantile
 from risingbandits.modelselect.selector import DEFAULT_POLICY
@@ -67,13 +67,6 @@ class BedGaps:
         assert units is not None
         tasks = [task_name(u) for u in units]
         self.task_names, self.task_of = np.unique(tasks, return_inverse=True)
-
-
-def task_name(unit: str) -> str:
-    """The task of a pooled unit ``family/draw/index@drawN``
-    (:func:`~risingbandits.instances.families.instance_id`): ``family/index``."""
-    family, _, index = unit.split("@draw")[0].split("/")
-    return f"{family}/{index}"
 
 
 def exchanged(gaps: np.ndarray, rng: np.random.Generator) -> np.ndarray:

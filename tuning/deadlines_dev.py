@@ -6,17 +6,22 @@ Usage:
     python tuning/deadlines_dev.py --workers 1      # one process
     python tuning/deadlines_dev.py --out tuning-out # where the task rows are kept
     python tuning/deadlines_dev.py --draws 0,1,2,3  # four candidate draws of the dev tasks, pooled
+    python tuning/deadlines_dev.py --draws 0-31 --by task  # 32 draws, intervals over tasks
 
 The tasks of ``risingbandits reproduce deadlines`` (:mod:`risingbandits.reproduce.deadlines`) on
-the ``dev`` splits of lcdb-v1 (71 instances) and live-v1 (20 instances, seeds 0-3 of its five
-data sets); the test splits, which the report shows, are never read here. Prints, per bed, W
-and deadline, each method's mean final-model gap and the paired difference with the default.
+the ``dev`` splits of lcdb-v1 (the first 70 of its 71 instances) and live-v1 (20 instances,
+seeds 0-3 of its five data sets); the test splits, which the report shows, are never read
+here. Prints, per bed, W and deadline, each method's mean final-model gap and the paired
+difference with the default.
 Rows are kept in ``OUT/deadlines-dev/`` (delete it after changing a policy). A "!" marks a
 method significantly lower than the default (its paired 95% interval below 0; intervals over
 instances, each instance's runs averaged first, as in the report). ``--draws`` reads the dev
 tasks with the candidates of several generator seeds and pools them (each (instance, draw) one
 unit of the intervals): more development instances where one draw shows no signal
-(docs/deadlines-tuning.md, "Halving stops at the lanes").
+(docs/deadlines-tuning.md, "Halving stops at the lanes"). The draws share the 20 live and 70
+LCDB tasks, so such units are not independent samples of tasks: ``--by task`` averages each
+task's draws first and takes the intervals over tasks (the question for a new task;
+docs/deadlines-tuning.md, "Pooled draws share their tasks").
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ def main() -> None:
     parser.add_argument(
         "--draws", default="0", help="generator seeds of the candidates: 0,1,2 or 0-3"
     )
+    parser.add_argument(
+        "--by", choices=UNITS, default="instance", help="unit of the intervals (pooled draws)"
+    )
     args = parser.parse_args()
     draws = draw_list(parser, args.draws)
     out = Path(args.out) / "deadlines-dev"
@@ -50,11 +58,12 @@ def main() -> None:
     print()
     for bed, why in beds_not_run(deadline_beds(FULL, "dev")):
         print(f"not read: {bed}: {why}")
-    kept = [pooled(t, d, len(draws)) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
+    loaded = [(d, t) for d in draws for t in load_deadlines(out, FULL, "dev", d)]
+    kept = [pooled(t, d, len(draws), args.by) for d, t in loaded]
     for bed in dict.fromkeys(t["bed"][0] for t in kept if t["bed"]):
         rows = DeadlineRows(t for t in kept if t["bed"] and t["bed"][0] == bed)
         print(
-            f"\n{bed} ({rows.instances} instances): mean final-model gap; paired (method - "
+            f"\n{bed} ({rows.instances} {args.by}s): mean final-model gap; paired (method - "
             f"{DEFAULT_POLICY}); '!' significantly lower"
         )
         for cell in rows.cells:
@@ -79,12 +88,28 @@ def draw_list(
         parser.error(str(exc))
 
 
-def pooled(task: dict[str, list[Any]], draw: int, draws: int) -> dict[str, list[Any]]:
-    """A task's rows with each instance named with its draw when several draws are pooled (the
-    same task with other candidates is another unit of the intervals)."""
+UNITS = ("instance", "task")
+
+
+def pooled(
+    task: dict[str, list[Any]], draw: int, draws: int, by: str = "instance"
+) -> dict[str, list[Any]]:
+    """A task's rows with each instance named for the unit of the intervals when several draws
+    are pooled: ``by="instance"``, with its draw (the same task with other candidates is
+    another unit); ``by="task"``, with its task (:func:`task_name`: its draws are one unit,
+    their mean)."""
     if draws == 1:
         return task
+    if by == "task":
+        return {**task, "instance": [task_name(name) for name in task["instance"]]}
     return {**task, "instance": [f"{name}@draw{draw}" for name in task["instance"]]}
+
+
+def task_name(unit: str) -> str:
+    """The task of an instance ``family/draw/index``, pooled or not (``...@drawN``;
+    :func:`~risingbandits.instances.families.instance_id`): ``family/index``."""
+    family, _, index = unit.split("@draw")[0].split("/")
+    return f"{family}/{index}"
 
 
 if __name__ == "__main__":
