@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,50 @@ def test_the_scope_token_is_in_the_environment_only_inside_it() -> None:
 def test_a_guard_used_outside_its_scope_says_so() -> None:
     with pytest.raises(RuntimeError, match="context manager"):
         ProcessGuard().add_group(os.getpid())
+
+
+FOLDER_OWNER = """
+import sys, tempfile, time
+from pathlib import Path
+from risingbandits.integrations.lifetime import ProcessGuard
+with ProcessGuard(poll_seconds=60, grace_seconds=1.0) as guard:
+    folder = Path(tempfile.mkdtemp(dir=sys.argv[1]))
+    (folder / "sub").mkdir()
+    (folder / "sub" / "file").write_text("kept until the scope ends")
+    guard.remove_at_end(folder)
+    guard.scan()  # the guardian has read every line before
+    print(folder, flush=True)
+    if sys.argv[2] == "wait":
+        time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("end", ["close", "wait"])
+def test_a_folder_given_to_the_guard_is_removed_at_the_end_also_when_the_owner_is_killed(
+    tmp_path: Path, end: str
+) -> None:
+    """A Ray instance's files (``local_ray``): the guardian removes them after the processes,
+    when the scope ends ("close") or when its owner is killed with SIGKILL ("wait")."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", FOLDER_OWNER, str(tmp_path), end], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert owner.stdout is not None
+        folder = Path(owner.stdout.readline().strip())
+        assert folder.parent == tmp_path
+        if end == "wait":
+            assert (folder / "sub" / "file").exists()
+            os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(timeout=30)
+        deadline = time.monotonic() + 10.0
+        while folder.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not folder.exists() and tmp_path.is_dir()
+    finally:
+        owner.kill()
+        owner.wait()
+
+
+def test_a_folder_path_with_a_newline_is_refused() -> None:
+    with ProcessGuard() as guard, pytest.raises(ValueError, match="without newlines"):
+        guard.remove_at_end("/tmp/a\nb")

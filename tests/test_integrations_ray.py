@@ -607,3 +607,20 @@ def test_a_ray_token_others_can_read_is_made_private(
     ray_tune.keep_ray_token_private(token)  # private already: nothing said
     ray_tune.keep_ray_token_private(tmp_path / "none")  # authentication off: no token
     assert capsys.readouterr().err == ""
+
+
+def test_rays_files_are_in_a_folder_of_the_scopes_own_removed_at_its_end(
+    ray_instance: LocalRay,
+) -> None:
+    """Ray's default folder, /tmp/ray, is shared by every local user, and Ray makes it and each
+    session folder in it writable by all: ``local_ray`` gives Ray a folder behind one only this
+    user can enter, and removes it with the scope."""
+    ray_instance.close()  # the module's instance: started again by the next test's ``cluster``
+    with ray_tune.local_ray(num_cpus=1):
+        session = Path(ray._private.worker.global_worker.node.get_session_dir_path())
+        root = session.parent.parent
+        assert root.parent == Path("/tmp") and root.name.startswith("rb-ray-"), session
+        info = root.stat()
+        assert info.st_mode & 0o777 == 0o700 and info.st_uid == os.getuid()
+        assert (session / "sockets").is_dir() and ray.available_resources().get("CPU") == 1
+    assert not root.exists()

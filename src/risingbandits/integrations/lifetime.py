@@ -20,11 +20,12 @@ scope started:
   saw one outlive the driver by 15 s). A process that clears its environment is still found
   through the tree.
 
-Each gets SIGTERM, and SIGKILL if it is still there ``grace_seconds`` later. Why a guardian:
-Ray's own fate sharing (``prctl(PR_SET_PDEATHSIG)`` on the processes ``ray.init()`` starts)
-leaves its dashboard and runtime-env agents running for a minute or more after the driver is
-killed (Ray 2.60 on Linux, measured here), and a shell command's grandchildren never get a
-parent-death signal.
+Each gets SIGTERM, and SIGKILL if it is still there ``grace_seconds`` later; then the guardian
+removes the folders given to :meth:`ProcessGuard.remove_at_end` (a Ray instance's files). Why a
+guardian: Ray's own fate sharing (``prctl(PR_SET_PDEATHSIG)`` on the processes ``ray.init()``
+starts) leaves its dashboard and runtime-env agents running for a minute or more after the
+driver is killed (Ray 2.60 on Linux, measured here), and a shell command's grandchildren never
+get a parent-death signal.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import contextlib
 import os
 import secrets
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +82,14 @@ class ProcessGuard:
         self._send("?")
         assert self._guardian is not None and self._guardian.stdout is not None
         self._guardian.stdout.readline()
+
+    def remove_at_end(self, folder: str | os.PathLike[str]) -> None:
+        """Remove ``folder`` (a private one of the scope's, without newlines in its path) once
+        everything the scope started has ended: also when the owner is killed."""
+        path = os.path.abspath(folder)
+        if "\n" in path:
+            raise ValueError(f"folder={path!r} is not allowed: a path without newlines")
+        self._send(f"r{path}")
 
     def remove_group(self, pgid: int) -> None:
         """Forget group ``pgid`` (its processes have ended), so a reused id is never hit."""
@@ -223,14 +233,16 @@ def _owned(owner: Identity, table: dict[int, tuple[int, str]]) -> set[Identity]:
     return _descendants({pid}, table) if table.get(pid, (0, ""))[1] == start else set()
 
 
-def _apply(buffer: bytes, groups: set[int]) -> tuple[bytes, bool]:
-    """Apply the complete ``+pgid`` / ``-pgid`` lines in ``buffer``; returns the rest and
-    whether a ``?`` line asked for a scan."""
+def _apply(buffer: bytes, groups: set[int], folders: list[bytes]) -> tuple[bytes, bool]:
+    """Apply the complete ``+pgid`` / ``-pgid`` / ``rFOLDER`` lines in ``buffer``; returns the
+    rest and whether a ``?`` line asked for a scan."""
     *lines, rest = buffer.split(b"\n")
     scan = False
     for line in lines:
         if line == b"?":
             scan = True
+        elif line.startswith(b"r"):
+            folders.append(line[1:])
         elif line.startswith(b"+"):
             groups.add(int(line[1:]))
         else:
@@ -250,6 +262,7 @@ def guard(owner_pid: int, token: str, poll: float, grace: float) -> None:
     sys.stdout.flush()
     tracked: set[Identity] = set()
     groups: set[int] = set()
+    folders: list[bytes] = []
     fd = sys.stdin.fileno()
     pending = b""
     next_scan = time.monotonic()
@@ -268,9 +281,11 @@ def guard(owner_pid: int, token: str, poll: float, grace: float) -> None:
             data = os.read(fd, 4096)
             if not data:
                 break
-            pending, scan_now = _apply(pending + data, groups)
+            pending, scan_now = _apply(pending + data, groups, folders)
     tracked |= _owned(owner, _processes()) - spared
     _end_all(tracked, groups, token, {me, owner_pid}, grace)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

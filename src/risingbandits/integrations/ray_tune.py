@@ -77,6 +77,7 @@ from __future__ import annotations
 import inspect
 import os
 import stat
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -529,8 +530,19 @@ def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None
     (:class:`~risingbandits.integrations.lifetime.ProcessGuard`). The SIGINT and SIGUSR1
     handlers the scope found are put back at its end (``Tuner.fit`` takes them and leaves its
     own, which turned a later Ctrl-C into a warning:
-    :func:`~risingbandits.integrations.handlers.handlers_given_back`)."""
+    :func:`~risingbandits.integrations.handlers.handlers_given_back`).
+
+    Ray's files (``_temp_dir``, unless given) go to a folder of this scope's only (mode 700,
+    :func:`private_ray_root`), removed with Ray's processes at its end, also when this process
+    is killed: Ray's default, ``/tmp/ray``, is shared by every local user and Ray makes it and
+    each session folder in it writable by all (mode 777, no sticky bit), so another user could
+    replace the files Ray's processes read there (the ports of its services, its runtime
+    environments); and the sessions piled up there."""
     with ProcessGuard() as guard, handlers_given_back(TAKEN_BY_TUNE):
+        if "_temp_dir" not in init_options:
+            root = private_ray_root()
+            guard.remove_at_end(root)
+            init_options = {**init_options, "_temp_dir": str(root / "ray")}
         ray.init(num_cpus=num_cpus, include_dashboard=False, **init_options)
         guard.scan()  # Ray's processes are known to the guardian before anything else runs
         keep_ray_token_private()
@@ -538,3 +550,12 @@ def local_ray(num_cpus: int | None = None, **init_options: Any) -> Iterator[None
             yield
         finally:
             ray.shutdown()
+
+
+def private_ray_root() -> Path:
+    """A new folder only this user can enter (``mkdtemp``: mode 700) for a Ray instance's
+    files, in ``/tmp`` as Ray's own default is (a Unix socket's path is at most 107 bytes; Ray's
+    sockets come to about 90 here, and a long ``TMPDIR`` would pass it). Ray makes the folder it
+    is given writable by all, so it gets ``ROOT/ray``, behind this one."""
+    parent = "/tmp" if os.path.isdir("/tmp") else None
+    return Path(tempfile.mkdtemp(prefix="rb-ray-", dir=parent))
