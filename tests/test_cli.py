@@ -176,6 +176,19 @@ def test_a_bad_costs_file_is_one_line_naming_it(tmp_path: Path) -> None:
         assert len(res.stderr.strip().splitlines()) == 1
 
 
+def test_a_budget_below_every_first_step_is_refused(tmp_path: Path) -> None:
+    """It ran no pull and printed a final gap of 0 with exit code 0."""
+    np.save(tmp_path / "m.npy", np.array([[0.1, 0.2, 0.6, 0.9], [0.5] * 4]))
+    (tmp_path / "c.csv").write_text("2\n3\n")
+    args = ["run", "--means", str(tmp_path / "m.npy"), "--costs", str(tmp_path / "c.csv")]
+    res = runner.invoke(app, [*args, "--budget", "1.5"])
+    assert res.exit_code == 2 and res.stdout == "", res.output
+    assert res.stderr.strip() == (
+        "error: --budget=1.5 is not allowed: it buys no step (the cheapest first step costs 2); "
+        "give at least that"
+    )
+
+
 def test_console_script_error_has_no_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "risingbandits", "run", "--param", "sigma=-2"],

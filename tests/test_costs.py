@@ -51,7 +51,11 @@ def test_without_costs_every_pull_costs_one() -> None:
     ("costs", "message"),
     [
         ([1.0, 2.0, 3.0], "costs has 3 entries for 2 arms"),
-        ([[1.0, 2.0], [1.0, 2.0]], "costs has shape (2, 2): use the shape of means, (2, 3)"),
+        (
+            [[1.0, 2.0], [1.0, 2.0]],
+            "costs has shape (2, 2): use one cost per arm (2,) or the shape of means, (2, 3)",
+        ),
+        ([1 + 1j, 2.0], "costs are complex numbers: use real numbers > 0"),
         (np.ones((2, 3, 1)), "costs has shape (2, 3, 1): use one cost per arm (2,) or the shape"),
         ("cheap", "costs must be numbers: one per arm, or a table arms x pulls"),
         ([[1.0, 1.0, 1.0], [1.0, 0.0, 1.0]], "costs[arm 1 (b), pull 2] = 0.0 is not allowed: use"),

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import Progress
 from typer.testing import CliRunner
 
+import risingbandits as rb
 import risingbandits._jit as jit
 import risingbandits.cli.demo as demo_cli
 import risingbandits.cli.progress as progress_cli
@@ -55,7 +56,17 @@ def test_kernels_cached_looks_for_compiled_kernels(
 ) -> None:
     monkeypatch.setattr(jit, "cache_dir", lambda: tmp_path)
     assert not jit.kernels_cached()
-    (tmp_path / "simulate._run-37.py311.nbi").write_bytes(b"")
+    (tmp_path / "risingbandits_0123").mkdir()  # Numba's folder of the module's package
+    (tmp_path / "risingbandits_0123" / "simulate._run-37.py311.nbi").write_bytes(b"")
+    assert jit.kernels_cached()
+
+
+def test_kernels_cached_once_a_kernel_is_compiled() -> None:
+    """It looked only at the cache's top folder, where Numba writes nothing: every progress bar
+    said "compiling kernels (first run only)", also with every kernel on disk."""
+    if jit.cache_dir() is None:
+        pytest.skip("kernels are not cached on disk in this process (RISINGBANDITS_NO_JIT_CACHE)")
+    rb.simulate(rb.intro(20), "ucb1", 10)  # compiled and saved, or loaded from the cache
     assert jit.kernels_cached()
 
 

@@ -519,7 +519,7 @@ def test_a_trial_that_completes_stays_a_candidate_to_deploy(
         ({"noise_proxy": -1}, "noise_proxy=-1 is not allowed"),
         ({"score_range": (1, 0)}, r"score_range=\(1, 0\) is not allowed"),
         ({"mode": "min", "score_range": "ab"}, "score_range='ab' is not allowed"),
-        ({"sead": 0}, "sead=0 is not allowed: the scheduler takes budget, policy"),
+        ({"sead": 0}, "sead=0 is not allowed: the scheduler takes budget, time_budget_s, policy"),
     ],
 )
 def test_bad_settings_are_refused_in_one_line(options: dict, message: str) -> None:

@@ -383,3 +383,28 @@ def test_any_field_set_to_anything_loads_or_is_refused_in_one_line(tmp_path: Pat
                 continue
             again.update(again.select(), 0.5)
             again.save(tmp_path / "again.json")
+
+
+def test_save_refuses_to_replace_a_file_that_is_not_a_checkpoint(tmp_path: Path) -> None:
+    """``save`` replaced any file without a word (the CLI's ``--checkpoint`` refused it)."""
+    sel = ModelSelector(3, 20, seed=0)
+    sel.update(sel.select(), 0.5)
+    mine = tmp_path / "results.json"
+    mine.write_text('{"accuracy": 0.91}\n')
+    with pytest.raises(ValueError) as error:
+        sel.save(mine)
+    assert str(error.value) == (
+        f"checkpoint {str(mine)!r} is not written: the file there is not a checkpoint; give "
+        "another path"
+    )
+    assert mine.read_text() == '{"accuracy": 0.91}\n'
+    # another selector's checkpoint is replaced, and so is this selector's own, save after save
+    path = tmp_path / "sel.json"
+    ModelSelector(2, 10, seed=1).save(path)
+    sel.save(path)
+    sel.update(sel.select(), 0.6)
+    sel.save(path)
+    loaded = ModelSelector.load(path)
+    assert loaded.t == sel.t
+    loaded.save(path)
+    assert ModelSelector.load(path).state_dict() == sel.state_dict()

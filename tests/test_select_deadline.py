@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from risingbandits.cli import app
+from risingbandits.cli import select as select_module
 from risingbandits.cli.errors import UserError
-from risingbandits.cli.select import _seconds_until
+from risingbandits.cli.select import _budget, _seconds_until, _started_ago
 from risingbandits.integrations.shell import run_commands
 from risingbandits.modelselect import ModelSelector
 from test_integrations_shell import commands, logged_steps, one_line_error, runner
@@ -54,6 +56,85 @@ def test_a_bad_deadline_is_refused(text: str, message: str) -> None:
         _seconds_until(text, NOW)
 
 
+@pytest.fixture
+def started_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command starts now, not when pytest did: ``--deadline 1`` in the runner is 1 s."""
+    monkeypatch.setattr(select_module, "_started_ago", lambda: 0.0)
+
+
+@pytest.fixture
+def compiled() -> None:
+    """The default's kernels for a budget in seconds compiled in this process first: on a cold
+    kernel cache their compilation (about 40 s) would outlast a deadline of a second."""
+    sel = ModelSelector(2, 4.0, cost="seconds")
+    sel.update(sel.select(), 0.5)
+
+
+def test_seconds_count_from_the_command_start() -> None:
+    assert _seconds_until("5", NOW, ago=3.0) == 2.0
+    assert _seconds_until("5", NOW) == 5.0
+    assert _seconds_until("17:30", NOW, ago=3.0) == 1800.0  # clock times are absolute
+    assert _seconds_until("2030-01-31T18:00", NOW, ago=3.0) == 3600.0
+    with pytest.raises(UserError, match=r"--deadline='2' is not allowed: it has passed \(seco"):
+        _seconds_until("2", NOW, ago=3.04)
+
+
+def test_the_budget_and_the_end_count_from_the_process_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(select_module, "_started_ago", lambda: 3.0)
+    assert _budget(None, "5", 2, 3) == (4.0, 2.0)  # 2 s left, on 2 workers
+    message = one_line_error(["select", *commands(tmp_path / "log"), "--deadline", "2"])
+    assert message == (
+        "error: --deadline='2' is not allowed: it has passed (seconds count from the command's "
+        "start, 3.0 s ago); give more seconds"
+    )
+
+
+def test_the_process_start_is_read_from_proc() -> None:
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc here")
+    before = time.monotonic()
+    with subprocess.Popen(["sleep", "30"]) as child:
+        try:
+            ago = _started_ago(child.pid)
+            # A clock tick (10 ms) of rounding, and a little for the clocks read apart.
+            assert -0.02 <= ago <= time.monotonic() - before + 0.03
+        finally:
+            child.kill()
+    assert 0.0 < _started_ago() < time.clock_gettime(time.CLOCK_BOOTTIME)  # pytest's own
+
+
+def test_without_proc_seconds_count_from_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _started_ago(proc=tmp_path / "no-proc") == 0.0
+    monkeypatch.delattr(time, "CLOCK_BOOTTIME")  # a /proc without Linux's boot clock
+    assert _started_ago() == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("16:59:30", "2030-02-01 16:59:30"),
+        ("08:00", "2030-02-01 08:00"),
+        ("17:00", "2030-02-01 17:00"),
+    ],
+)
+def test_a_clock_time_taken_as_tomorrow_is_said(
+    text: str, shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _seconds_until(text, NOW)
+    assert capsys.readouterr().err == (
+        f"risingbandits: --deadline {text} is taken as {shown} (tomorrow): the clock passed it "
+        "today; give seconds or a date and time for another deadline\n"
+    )
+    _seconds_until("17:30", NOW)
+    _seconds_until("2030-01-31T18:00", NOW)
+    assert capsys.readouterr().err == ""  # later today, or a date: no notice
+
+
+@pytest.mark.usefixtures("started_now")
 def test_cli_takes_a_budget_or_a_deadline(tmp_path: Path) -> None:
     cmds = commands(tmp_path / "log")
     both = one_line_error(["select", *cmds, "--budget", "5", "--deadline", "60"])
@@ -66,6 +147,7 @@ def test_cli_takes_a_budget_or_a_deadline(tmp_path: Path) -> None:
     assert "budget in pulls, not seconds" in other
 
 
+@pytest.mark.usefixtures("compiled", "started_now")
 def test_cli_stops_starting_calls_at_the_deadline_and_resumes_with_a_new_one(
     tmp_path: Path,
 ) -> None:
@@ -132,16 +214,15 @@ def test_run_commands_refuses_a_bad_deadline(tmp_path: Path, deadline: object) -
         run_commands(ModelSelector(3, 9), commands(tmp_path / "log"), deadline=deadline)  # type: ignore[arg-type]
 
 
+@pytest.mark.usefixtures("started_now")
 def test_cli_starts_no_call_when_the_first_choice_ends_past_the_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    log = tmp_path / "log"
+    log, saved = tmp_path / "log", tmp_path / "run.json"
     monkeypatch.setattr(ModelSelector, "select", slow_first_choice(1.5))
-    result = runner.invoke(app, ["select", *commands(log), "--deadline", "1", "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    assert not log.exists() and sum(data["pulls"].values()) == 0 and not data["in_flight"]
-    assert "no call started: the deadline passed first" in result.stderr
-    shown = runner.invoke(app, ["select", *commands(log), "--deadline", "1"])
-    assert shown.exit_code == 0, shown.output
-    assert "recommended: none (no score yet)" in shown.stdout and not log.exists()
+    for shown in (["--json", "--checkpoint", str(saved)], []):
+        result = runner.invoke(app, ["select", *commands(log), "--deadline", "1", *shown])
+        assert result.exit_code == 1, result.output  # not a success: the run did no work
+        assert result.stdout == "" and not log.exists() and not saved.exists()
+        assert result.stderr.splitlines() == [f"error: {select_module.NO_CALL}"]
+        assert "error: no call started: the deadline passed first" in result.stderr

@@ -103,8 +103,11 @@ def test_simulate_errors() -> None:
         rb.simulate(inst, pol, 0)
     with pytest.raises(ValueError, match="seeds=0"):
         rb.simulate(inst, pol, 10, 0)
-    with pytest.raises(ValueError, match="seed=-1"):
-        rb.simulate(inst, pol, 10, [-1])
+    with pytest.raises(ValueError, match=r"seeds\[1\]=-1 is not allowed"):
+        rb.simulate(inst, pol, 10, [0, -1])
+    for seeds in ("2", None):  # a string is not a list of seeds; the field is seeds
+        with pytest.raises(ValueError, match=rf"seeds={seeds!r} is not allowed: use an integer"):
+            rb.simulate(inst, pol, 10, seeds)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="uses the horizon"):
         rb.simulate(inst, pol, 100, 1, checkpoints=[50, 100])
     with pytest.raises(ValueError, match="checkpoints"):

@@ -132,6 +132,12 @@ def test_a_policy_that_does_not_plan_never_starts_a_busy_candidate() -> None:
         ({"budget": 1e308, "workers": 2}, r"^budget=1e\+308 is not allowed with workers=2: the"),
         ({"budget": 10, "seeds": 2**64}, "^seeds=18446744073709551616 is not allowed: use a"),
         ({"budget": 10, "instance": "intro"}, "^instance='intro' is not allowed: use a Rising"),
+        # no candidate's first step fits: a run of no pull, reported with a gap of 0 until now
+        ({"budget": 0.5}, r"^budget=0.5 is not allowed: it buys no step \(the cheapest first step"),
+        (
+            {"budget": 0.5, "budget_kind": "total", "workers": 3},
+            r"cheapest first step costs 1\); give at least that$",
+        ),
     ],
 )
 def test_bad_input_is_one_line(kwargs: dict, message: str) -> None:
@@ -147,9 +153,30 @@ def test_a_budget_beyond_the_table_buys_the_whole_table() -> None:
 
 
 def test_simulate_takes_a_horizon_or_a_budget() -> None:
-    with pytest.raises(ValueError, match="give a horizon in pulls or a budget in cost, not both"):
+    with pytest.raises(
+        ValueError, match=r"give a horizon in pulls or a budget in cost \(not both\)$"
+    ):
         rb.simulate(COSTLY, "ucb1", 10, budget=10.0)
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match=r"budget in cost \(one of the two\)$"):
         rb.simulate(COSTLY, "ucb1")
     res = rb.simulate(COSTLY, "ucb1", budget=50.0, workers=2, budget_kind="total")
     assert isinstance(res, rb.BudgetResult) and res.workers == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [  # each was ignored without a word: workers with a horizon ran one pull after another
+        ({"horizon": 10, "workers": 2}, "^workers=2 is not allowed with a horizon: workers and"),
+        ({"horizon": 10, "budget_kind": "total"}, "^budget_kind='total' is not allowed with a"),
+        ({"budget": 10.0, "record_arms": True}, "^record_arms=True is not allowed with budget="),
+        ({"budget": 10.0, "checkpoints": [5]}, r"^checkpoints=\[5\] is not allowed with budget="),
+        ({"budget": 10.0, "trace": True}, "^trace=True is not allowed with budget="),
+        ({"budget": 10.0, "progress": print}, "^progress=.* is not allowed with budget="),
+    ],
+)
+def test_simulate_refuses_what_the_other_kind_of_run_would_ignore(
+    kwargs: dict, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        rb.simulate(COSTLY, "ucb1", **kwargs)
+    assert "\n" not in str(info.value)

@@ -90,9 +90,10 @@ def cache_dir() -> Path | None:
 
 
 def kernels_cached() -> bool:
-    """Whether compiled kernels of this source are on disk (so no long compilation is due)."""
+    """Whether compiled kernels of this source are on disk (so no long compilation is due).
+    Numba writes each module's index files in a folder of their own below the cache."""
     path = cache_dir()
-    return path is not None and any(path.glob("*.nbi"))
+    return path is not None and any(path.rglob("*.nbi"))
 
 
 def will_compile(dispatcher: Any, signature: tuple[Any, ...]) -> bool:

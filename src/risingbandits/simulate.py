@@ -229,10 +229,11 @@ def check_seed_memory(n_seeds: int) -> None:
 
 
 def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
-    if isinstance(seeds, float | np.floating | bool):
-        raise ValueError(
-            f"seeds={seeds!r} is not allowed: use an integer count >= 1 or a list of seeds"
-        )
+    refused = ValueError(
+        f"seeds={seeds!r} is not allowed: use an integer count >= 1 or a list of seeds"
+    )
+    if isinstance(seeds, float | np.floating | bool | str | bytes):
+        raise refused
     if isinstance(seeds, int | np.integer):
         if not 1 <= seeds <= sys.maxsize:
             raise ValueError(
@@ -242,11 +243,19 @@ def _seed_list(seeds: int | Sequence[SeedLike]) -> list[SeedLike]:
         return list(range(int(seeds)))
     if isinstance(seeds, np.random.SeedSequence):
         return [seeds]
-    out = list(seeds)
+    try:
+        out = list(seeds)
+    except TypeError:
+        raise refused from None
     if not out:
         raise ValueError("seeds=[] is not allowed: give at least one seed")
-    for s in out:
-        as_seed_sequence(s)
+    for i, s in enumerate(out):
+        try:
+            as_seed_sequence(s)
+        except ValueError:
+            raise ValueError(
+                f"seeds[{i}]={s!r} is not allowed: use non-negative integers or SeedSequences"
+            ) from None
     return out
 
 
@@ -257,6 +266,24 @@ def check_instance(instance: Any) -> None:
             f"instance={instance!r} is not allowed: use a RisingInstance (risingbandits.intro(), "
             "from_means, ...)"
         )
+
+
+def _check_pulls_only(record_arms: Any, checkpoints: Any, trace: Any, progress: Any) -> None:
+    """Options of a run in pulls given with a budget in cost: refused, not ignored."""
+    given = {
+        "record_arms": record_arms is not False,
+        "checkpoints": np.size(checkpoints) > 0,
+        "trace": trace is not False,
+        "progress": progress is not None,
+    }
+    values = {"record_arms": record_arms, "checkpoints": checkpoints, "trace": trace}
+    for name, is_given in given.items():
+        if is_given:
+            raise ValueError(
+                f"{name}={values.get(name, progress)!r} is not allowed with budget=: it goes with "
+                "a horizon in pulls (a budget's pulls: rb.simulate_budget(..., "
+                "record_events=True))"
+            )
 
 
 def _check_horizon(instance: RisingInstance, horizon: Any) -> None:
@@ -353,16 +380,26 @@ def simulate(
     numbers is refused (raise ``trace_every``).
     ``progress(done, total)`` is called after each seed.
     """
-    if budget is not None or horizon is None:
-        if horizon is not None or budget is None:
+    if horizon is None or budget is not None:
+        if horizon is not None or budget is None:  # both, or neither
+            which = "not both" if budget is not None else "one of the two"
             raise ValueError(
                 f"horizon={horizon!r}, budget={budget!r} are not allowed: give a horizon in "
-                "pulls or a budget in cost, not both"
+                f"pulls or a budget in cost ({which})"
             )
+        _check_pulls_only(
+            record_arms=record_arms, checkpoints=checkpoints, trace=trace, progress=progress
+        )
         from risingbandits.simulate_budget import simulate_budget
 
         return simulate_budget(
             instance, policy, budget, seeds, workers=workers, budget_kind=budget_kind
+        )
+    if workers != 1 or budget_kind != "deadline":
+        given = f"workers={workers!r}" if workers != 1 else f"budget_kind={budget_kind!r}"
+        raise ValueError(
+            f"{given} is not allowed with a horizon: workers and budget_kind go with a budget in "
+            "cost (budget=); a horizon counts pulls made one after another"
         )
     check_instance(instance)
     policy = as_policy(policy)

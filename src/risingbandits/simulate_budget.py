@@ -398,6 +398,11 @@ def simulate_budget(
         )
     cum = cumulative_costs(instance)
     reach = reachable_pulls(instance, float(budget))
+    if not reach.any():
+        raise ValueError(
+            f"budget={budget!r} is not allowed: it buys no step (the cheapest first step costs "
+            f"{float(instance.pull_costs[:, 0].min()):g}); give at least that"
+        )
     horizon = most_pulls(instance, reach, capacity)
     unit = capacity / horizon
     pulls = np.zeros((n_seeds, n_arms), np.int64)

@@ -1,12 +1,14 @@
 """``risingbandits select``: a rising-bandit policy drives K shell commands, one step per call.
 
-The budget is ``--budget`` calls, or ``--deadline``: seconds from now or a clock time (``17:30``:
-the next time the clock shows it, today or else tomorrow; or an ISO 8601 date and time, local
-unless it gives its offset). A deadline is a budget in seconds of training
-(``ModelSelector(..., cost="seconds")``): the time until it, times the workers that can run at
-once (at most one per command), and no call starts once the clock has passed it; the calls
-running then finish, so the run may end a call's length after it. On resume with a checkpoint,
-the budget becomes the seconds spent so far plus the new deadline's.
+The budget is ``--budget`` calls, or ``--deadline``: seconds from the command's start (the
+process's, so loading Python and its libraries counts), or a clock time (``17:30``: the next
+time the clock shows it, today or else tomorrow, with a notice on stderr when it is tomorrow; or
+an ISO 8601 date and time, local unless it gives its offset). A deadline is a budget in seconds
+of training (``ModelSelector(..., cost="seconds")``): the time until it, times the workers that
+can run at once (at most one per command), and no call starts once the clock has passed it; the
+calls running then finish, so the run may end a call's length after it. A deadline that passes
+before any call started is an error (exit code 1). On resume with a checkpoint, the budget
+becomes the seconds spent so far plus the new deadline's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import datetime as dt
 import json
 import math
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +27,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from risingbandits.cli.errors import UserError, user_errors
+from risingbandits.cli.errors import UserError, fail, user_errors
 from risingbandits.cli.progress import progress_bar
 from risingbandits.cli.signals import interruption
 from risingbandits.integrations.shell import (
@@ -53,12 +56,31 @@ def _score_range(text: str | None) -> tuple[float, float] | None:
     return low, high
 
 
-def _seconds_until(text: str, now: dt.datetime) -> float:
-    """``--deadline``: a plain number of seconds > 0, or a clock time (module docstring) still
-    to come, as seconds from ``now`` (an aware local time)."""
+def _started_ago(pid: int | str = "self", proc: Path = Path("/proc")) -> float:
+    """Seconds since process ``pid`` started (Linux: its start in clock ticks since boot, field
+    22 of ``/proc/PID/stat``, against the boot clock); 0.0 where that cannot be read."""
+    try:
+        fields = (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        since_boot = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # fields[0] is field 3
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot)
+    except (OSError, IndexError, ValueError, AttributeError):  # no /proc, or not Linux
+        return 0.0
+
+
+def _seconds_until(text: str, now: dt.datetime, ago: float = 0.0) -> float:
+    """``--deadline`` as seconds from ``now`` (an aware local time): a plain number of seconds
+    > 0 from the command's start, ``ago`` seconds before ``now``, or a clock time (module
+    docstring) still to come."""
     seconds = parse_number(text)
     if seconds is None:
         seconds = (_instant(text, now) - now).total_seconds()
+    elif 0 < seconds <= ago:
+        raise UserError(
+            f"--deadline={text!r} is not allowed: it has passed (seconds count from the "
+            f"command's start, {ago:.1f} s ago); give more seconds"
+        )
+    else:
+        seconds -= ago
     if not (math.isfinite(seconds) and seconds > 0):
         raise UserError(
             f"--deadline={text!r} is not allowed: give a finite number of seconds > 0 or a time "
@@ -68,8 +90,8 @@ def _seconds_until(text: str, now: dt.datetime) -> float:
 
 
 def _instant(text: str, now: dt.datetime) -> dt.datetime:
-    """A clock time ``HH:MM[:SS]`` (its next occurrence from ``now``) or an ISO 8601 date and
-    time (local time unless it gives its offset)."""
+    """A clock time ``HH:MM[:SS]`` (its next occurrence from ``now``; a notice on stderr when
+    that is tomorrow) or an ISO 8601 date and time (local time unless it gives its offset)."""
     try:
         clock = dt.time.fromisoformat(text)
     except ValueError:
@@ -77,7 +99,15 @@ def _instant(text: str, now: dt.datetime) -> dt.datetime:
     if clock is not None:
         day = now.astimezone(clock.tzinfo).date() if clock.tzinfo else now.date()
         when = dt.datetime.combine(day, clock).astimezone()
-        return when if when > now else when + dt.timedelta(days=1)
+        if when > now:
+            return when
+        shown = f"{day + dt.timedelta(days=1)} {clock.isoformat(_timespec(clock))}"
+        typer.echo(
+            f"risingbandits: --deadline {text} is taken as {shown} (tomorrow): the clock passed "
+            "it today; give seconds or a date and time for another deadline",
+            err=True,
+        )
+        return when + dt.timedelta(days=1)
     try:
         return dt.datetime.fromisoformat(text).astimezone()
     except ValueError:
@@ -85,6 +115,11 @@ def _instant(text: str, now: dt.datetime) -> dt.datetime:
             f"--deadline={text!r} is not allowed: use seconds (e.g. 3600), a clock time (17:30) "
             "or an ISO 8601 date and time (2030-01-31T17:30)"
         ) from None
+
+
+def _timespec(clock: dt.time) -> str:
+    """The precision a clock time is shown with: minutes unless it has seconds."""
+    return "auto" if clock.second or clock.microsecond else "minutes"
 
 
 ONE_BUDGET = (
@@ -101,15 +136,16 @@ NO_CALL = (
 def _budget(
     budget: int | None, deadline: str | None, workers: int, k: int
 ) -> tuple[float, float | None]:
-    """The selector's budget and the seconds until the deadline (None with ``--budget``): a
-    deadline buys its seconds on each worker that can run at once (one per command at most)."""
+    """The selector's budget and the seconds until the deadline from now (None with
+    ``--budget``; seconds given count from the process's start): a deadline buys its seconds on
+    each worker that can run at once (one per command at most)."""
     if deadline is None:
         if budget is None:
             raise UserError(ONE_BUDGET)
         return budget, None
     if budget is not None:
         raise UserError(ONE_BUDGET)
-    until = _seconds_until(deadline, dt.datetime.now().astimezone())
+    until = _seconds_until(deadline, dt.datetime.now().astimezone(), _started_ago())
     return until * max(1, min(workers, k)), until
 
 
@@ -186,7 +222,7 @@ def _run(
     """Spend the budget under a progress bar. Ctrl-C, SIGTERM or SIGHUP end the commands, say
     how many scores the checkpoint keeps and exit with 128 + the signal, like ``sweep``. With a
     deadline (``end`` on the monotonic clock) no call starts once it has passed, and the budget
-    becomes the seconds spent."""
+    becomes the seconds spent; if no call started at all, one line says so (exit code 1)."""
     try:
         with progress_bar(disable=quiet) as bar:
             unit = "steps" if end is None else "seconds"
@@ -209,7 +245,7 @@ def _run(
                 selector.set_budget(selector.spent)  # the deadline passed first
                 bar.update(task, total=selector.budget, completed=selector.spent)
         if end is not None and selector.t == 0:
-            typer.echo(NO_CALL, err=True)
+            fail(NO_CALL, code=1)  # the run could not do its work: not a success for scripts
     except KeyboardInterrupt as exc:
         what, code = interruption(exc)
         kept = f"; {selector.t} scores kept in {str(checkpoint)!r}" if checkpoint else ""
@@ -243,7 +279,9 @@ def select(
     ] = None,
     deadline: Annotated[
         str | None,
-        typer.Option(help="Instead of --budget: seconds, or a clock time (17:30, ISO 8601)."),
+        typer.Option(
+            help="Instead of --budget: seconds from the start, or a clock time (17:30, ISO 8601)."
+        ),
     ] = None,
     name: Annotated[
         list[str] | None, typer.Option(help="Name of each candidate, in order (repeatable).")
@@ -278,7 +316,7 @@ def select(
     if len(commands) < 2:
         raise UserError(f"{len(commands)} command is not allowed: give two or more")
     amount, until = _budget(budget, deadline, workers, len(commands))
-    end = None if until is None else time.monotonic() + until
+    end = None if until is None else time.monotonic() + until  # until: from now
     with lock_checkpoint(checkpoint):  # before it is read: a second run is refused at once
         with _budget_fits(amount):
             selector = _selector(

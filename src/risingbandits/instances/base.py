@@ -157,7 +157,9 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
     except (TypeError, ValueError):
         raise ValueError("costs must be numbers: one per arm, or a table arms x pulls") from None
     _refuse_non_numbers(raw, "costs", "numbers > 0")
-    if table is None or table.ndim not in (1, 2):
+    if table is None:
+        raise ValueError("costs are complex numbers: use real numbers > 0")
+    if table.ndim not in (1, 2):
         raise ValueError(
             f"costs has shape {np.shape(costs)}: use one cost per arm ({shape[0]},) or the "
             f"shape of means, {shape}"
@@ -167,7 +169,10 @@ def validate_costs(costs: Any, shape: tuple[int, int], names: Sequence[str] = ()
             raise ValueError(f"costs has {table.shape[0]} entries for {shape[0]} arms")
         table = np.repeat(table[:, None], shape[1], axis=1)
     if table.shape != shape:
-        raise ValueError(f"costs has shape {table.shape}: use the shape of means, {shape}")
+        raise ValueError(
+            f"costs has shape {table.shape}: use one cost per arm ({shape[0]},) or the shape of "
+            f"means, {shape}"
+        )
     refuse_first(table, ~np.isfinite(table) | (table <= 0.0), "costs", "a finite number > 0", names)
     with np.errstate(over="ignore"):
         total = np.cumsum(table, axis=1)

@@ -156,8 +156,9 @@ class RisingBanditScheduler(TrialScheduler):
                 )
             if name not in SELECTOR_OPTIONS:
                 raise ValueError(
-                    f"{name}={value!r} is not allowed: the scheduler takes budget, policy, "
-                    f"metric, mode, score_range, {', '.join(SELECTOR_OPTIONS)}"
+                    f"{name}={value!r} is not allowed: the scheduler takes budget, "
+                    f"time_budget_s, policy, metric, mode, score_range, "
+                    f"{', '.join(SELECTOR_OPTIONS)}"
                 )
         self._policy = policy
         self._metric = metric

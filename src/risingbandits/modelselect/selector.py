@@ -71,6 +71,7 @@ from risingbandits.modelselect.checkpoint import (
     FORMAT,
     check_format,
     check_selector_fields,
+    checkpoint_path,
     read_checkpoint,
     write_checkpoint,
 )
@@ -212,6 +213,7 @@ class ModelSelector:
 
     def _start(self, candidates: Candidates, trace: SelectionTrace | None) -> None:
         self._candidates = candidates
+        self._saved_to: set[Path] = set()
         self._pending = PullsInFlight()
         self._history = ScoreHistory(len(candidates.names))
         self._trace = trace
@@ -673,8 +675,20 @@ class ModelSelector:
     def save(self, path: str | Path) -> None:
         """Write the checkpoint to ``path`` (JSON, written to a part file of its own beside it
         and renamed into place): saves from several threads at once each write a whole file
-        (the last rename wins); a save must not run during a ``select`` or ``update``."""
-        write_checkpoint(path, self.state_dict())
+        (the last rename wins); a save must not run during a ``select`` or ``update``. A file
+        already at ``path`` that this selector did not write is replaced only if it is a
+        checkpoint: the user's own file there is refused, not overwritten."""
+        target = checkpoint_path(path)
+        if target not in self._saved_to and target.is_file():
+            try:
+                read_checkpoint(target)
+            except ValueError:
+                raise ValueError(
+                    f"checkpoint {str(target)!r} is not written: the file there is not a "
+                    "checkpoint; give another path"
+                ) from None
+        write_checkpoint(target, self.state_dict())
+        self._saved_to.add(target)
 
     @classmethod
     def load(cls, path: str | Path) -> ModelSelector:
