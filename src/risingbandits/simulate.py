@@ -268,21 +268,15 @@ def check_instance(instance: Any) -> None:
         )
 
 
-def _check_pulls_only(record_arms: Any, checkpoints: Any, trace: Any, progress: Any) -> None:
-    """Options of a run in pulls given with a budget in cost: refused, not ignored."""
-    given = {
-        "record_arms": record_arms is not False,
-        "checkpoints": np.size(checkpoints) > 0,
-        "trace": trace is not False,
-        "progress": progress is not None,
-    }
-    values = {"record_arms": record_arms, "checkpoints": checkpoints, "trace": trace}
-    for name, is_given in given.items():
-        if is_given:
+def _check_pulls_only(**options: Any) -> None:
+    """Options of a run in pulls (``record_arms``, ``checkpoints``, ``trace``, ``progress``)
+    given with a budget in cost: refused, not ignored."""
+    for name, value in options.items():
+        unset = np.size(value) == 0 if name == "checkpoints" else value is None or value is False
+        if not unset:
             raise ValueError(
-                f"{name}={values.get(name, progress)!r} is not allowed with budget=: it goes with "
-                "a horizon in pulls (a budget's pulls: rb.simulate_budget(..., "
-                "record_events=True))"
+                f"{name}={value!r} is not allowed with budget=: it goes with a horizon in pulls "
+                "(a budget's pulls: rb.simulate_budget(..., record_events=True))"
             )
 
 
