@@ -30,6 +30,7 @@ from rich.table import Table
 from risingbandits.cli.errors import UserError, fail, user_errors
 from risingbandits.cli.progress import progress_bar
 from risingbandits.cli.signals import interruption
+from risingbandits.experiments.watchdog import ProcessIdentity
 from risingbandits.integrations.shell import (
     Step,
     load_run,
@@ -56,14 +57,17 @@ def _score_range(text: str | None) -> tuple[float, float] | None:
     return low, high
 
 
-def _started_ago(pid: int | str = "self", proc: Path = Path("/proc")) -> float:
-    """Seconds since process ``pid`` started (Linux: its start in clock ticks since boot, field
-    22 of ``/proc/PID/stat``, against the boot clock); 0.0 where that cannot be read."""
+def _started_ago(pid: int | None = None) -> float:
+    """Seconds since process ``pid`` (this one by default) started: its start time in clock
+    ticks since boot (:class:`~risingbandits.experiments.watchdog.ProcessIdentity`) against the
+    boot clock; 0.0 where that cannot be read (no /proc, or not Linux)."""
+    start = ProcessIdentity.of(os.getpid() if pid is None else pid).start
+    if start is None:
+        return 0.0
     try:
-        fields = (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-        since_boot = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # fields[0] is field 3
+        since_boot = int(start) / os.sysconf("SC_CLK_TCK")
         return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot)
-    except (OSError, IndexError, ValueError, AttributeError):  # no /proc, or not Linux
+    except (ValueError, OSError, AttributeError):  # no boot clock, no clock-tick rate
         return 0.0
 
 
